@@ -1,0 +1,303 @@
+"""The official CliMedBench item format: '## 标题:' sections, lettered options, prose references.
+
+`build_item` turns one raw record (a dict from JSONL/JSON/CSV) into a checked `Item`, or raises
+`RecordError` naming the field and the reason. It accepts every option-label and section variant
+printed on the official example pages (see docs/DATA_FORMAT.md).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from climedbench.data.schema import Item
+from climedbench.extract import extract_choice, extract_order
+from climedbench.taxonomy import Scenario, Suite
+
+
+class RecordError(ValueError):
+    """One field of one record is invalid."""
+
+    def __init__(self, field: str | None, reason: str) -> None:
+        super().__init__(reason)
+        self.field, self.reason = field, reason
+
+
+# Field aliases accepted on input, first match wins.
+ALIASES: dict[str, tuple[str, ...]] = {
+    "id": ("id", "item_id", "qid", "uid"),
+    "scenario": ("scenario", "code", "task", "dataset"),
+    "input": ("input", "input_zh", "text", "content"),
+    "reference": ("reference", "output", "gold", "target"),
+    "answer": ("answer", "answer_letter", "label"),
+    "prompt": ("prompt", "prompt_zh", "instruction"),
+    "split": ("split",),
+    "options": ("options", "choices"),
+    "question": ("question", "question_zh"),
+    "rationale": ("rationale", "explanation", "analysis"),
+    "specialty": ("specialty", "department"),
+    "source": ("source",),
+    "synthetic": ("synthetic",),
+}
+_KNOWN = {a for names in ALIASES.values() for a in names}
+
+
+def normalize_text(text: str) -> str:
+    """Literal two-character '\\n' markers (as printed on the official pages) become newlines."""
+    return text.replace("\r\n", "\n").replace("\\n", "\n").strip()
+
+
+# A section header: '## 标题:' / '## 标题：' / '## 标题' at a line end. A newline need not precede it.
+_HEADER = re.compile(r"##\s*([^\n:：#]{1,24}?)\s*(?:[:：]|(?=\n)|$)")
+
+
+def split_sections(text: str) -> list[tuple[str, str]]:
+    """(header, body) pairs in order; text before the first header has header ''."""
+    out: list[tuple[str, str]] = []
+    matches = list(_HEADER.finditer(text))
+    if not matches:
+        return [("", text.strip())]
+    if text[: matches[0].start()].strip():
+        out.append(("", text[: matches[0].start()].strip()))
+    for i, m in enumerate(matches):
+        end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
+        out.append((m.group(1).strip(), text[m.end():end].strip()))
+    return out
+
+
+def section(text: str, *names: str) -> str | None:
+    """The body of the first section whose header is one of `names`."""
+    for header, body in split_sections(text):
+        if header in names:
+            return body
+    return None
+
+
+def _label_re(letter: str) -> re.Pattern[str]:
+    full = chr(ord(letter) + 0xFEE0)
+    # A label: the letter (ASCII or full-width) after the start, whitespace or an opening quote,
+    # followed by one of : ： . ． 、 — but '.' not followed by a digit ("A.1" is not a label).
+    return re.compile(rf"(?:(?<=^)|(?<=[\s\"“「『]))(?:{letter}|{full})\s*(?:[:：．、]|\.(?!\d))")
+
+
+_LABEL_RES = {chr(c): _label_re(chr(c)) for c in range(ord("A"), ord("Z") + 1)}
+
+
+def parse_options(block: str) -> dict[str, str]:
+    """Lettered options from a block: consecutive labels from A, each the next expected letter."""
+    block = block.strip()
+    if block[:1] in "\"“":  # the whole block may be one quoted string (DS, FIT)
+        block = block[1:]
+    starts: list[tuple[str, int, int]] = []
+    pos = 0
+    for code in range(ord("A"), ord("Z") + 1):
+        letter = chr(code)
+        m = _LABEL_RES[letter].search(block, pos)
+        if m is None:
+            break
+        starts.append((letter, m.start(), m.end()))
+        pos = m.end()
+    options: dict[str, str] = {}
+    for i, (letter, _, body_start) in enumerate(starts):
+        end = starts[i + 1][1] if i + 1 < len(starts) else len(block)
+        body = block[body_start:end].strip()
+        body = re.sub(r"[\"”」』]\s*$", "", body).strip()
+        options[letter] = body
+    return options
+
+
+def options_block(text: str, shape: str) -> str | None:
+    """Where the options of an item live: '## 选项', SSO's '## 遮挡文本', or CPR's lettered events."""
+    for names in (("选项", "备选答案", "答案选项"), ("遮挡文本", "遮挡步骤")):
+        body = section(text, *names)
+        if body is not None:
+            return body
+    if shape == "order":
+        return text
+    return None
+
+
+def _render_options(options: dict[str, str]) -> str:
+    return "\n".join(f"{k}. {v}" for k, v in options.items())
+
+
+def _coerce_options(raw: Any) -> dict[str, str]:
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except json.JSONDecodeError:
+            return parse_options(raw)
+    if isinstance(raw, list):
+        return {chr(ord("A") + i): str(v).strip() for i, v in enumerate(raw)}
+    if isinstance(raw, dict):
+        return {str(k).strip().upper(): str(v).strip() for k, v in raw.items()}
+    raise RecordError("options", f"expected an object {{'A': ...}} or a list, got {type(raw).__name__}")
+
+
+def get(record: dict[str, Any], key: str) -> Any:
+    """The value of a canonical field, looked up through its aliases."""
+    for name in ALIASES[key]:
+        if name in record and record[name] not in (None, ""):
+            return record[name]
+    return None
+
+
+def _as_text(value: Any, field: str) -> str:
+    if isinstance(value, list):
+        return "；".join(str(v) for v in value)
+    if isinstance(value, (str, int, float)):
+        return str(value)
+    raise RecordError(field, f"expected text, got {type(value).__name__}")
+
+
+_KW_SEP = re.compile(r"[;；,，、|/\n]+|\s{1,}")
+
+
+def split_keywords(reference: Any) -> list[str]:
+    """Keywords from a list, a separated string, or the official run-together string (kept whole)."""
+    if isinstance(reference, list):
+        words = [str(w).strip() for w in reference]
+    else:
+        words = [w.strip() for w in _KW_SEP.split(str(reference))]
+    return [w for w in words if w]
+
+
+def _letter_from(text: str, letters: str, field: str) -> str:
+    got = extract_choice(text, letters)
+    if got.answer is None:
+        raise RecordError(field, f"cannot find an option letter ({'/'.join(letters)}) in {text[:60]!r}")
+    assert isinstance(got.answer, str)
+    return got.answer
+
+
+def build_item(record: dict[str, Any], scenario: Scenario, *, file: str, line: int,
+               default_id: str) -> Item:
+    """Check one raw record against its scenario and return the parsed item."""
+    raw_input = get(record, "input")
+    options: dict[str, str] = {}
+    if get(record, "options") is not None:
+        options = _coerce_options(get(record, "options"))
+    if raw_input is None:
+        question = get(record, "question")
+        if question is None:
+            raise RecordError("input", "missing (no 'input', and no 'question' to build one from)")
+        raw_input = f"## 问题: {question}"
+        if options:
+            raw_input += f"\n## 选项: {_render_options(options)}"
+    if not isinstance(raw_input, str):
+        raise RecordError("input", f"expected text, got {type(raw_input).__name__}")
+    text = normalize_text(raw_input)
+    if not text:
+        raise RecordError("input", "empty")
+
+    ref_raw = get(record, "reference")
+    answer_raw = get(record, "answer")
+    if ref_raw is None and answer_raw is None:
+        raise RecordError("reference", "missing")
+    reference = normalize_text(_as_text(ref_raw if ref_raw is not None else answer_raw, "reference"))
+    if not reference:
+        raise RecordError("reference", "empty")
+
+    split = str(get(record, "split") or "test").strip().lower()
+    if split not in ("test", "dev"):
+        raise RecordError("split", f"must be 'test' or 'dev', got {split!r}")
+
+    answer: str | None = None
+    keywords: list[str] | None = None
+    misleading: str | None = None
+    shape = scenario.shape
+    if shape in ("single", "multi", "order"):
+        if not options:
+            block = options_block(text, shape)
+            if block is None:
+                raise RecordError("input", "no options found (expected a '## 选项:' section with A: … B: …)")
+            options = parse_options(block)
+        if len(options) < 2:
+            raise RecordError("input", f"found {len(options)} option(s); expected labels A, B, … "
+                                       "('A:', 'A.', 'A：' or 'A．') at the start of a line or after a space")
+        empty = [k for k, v in options.items() if not v]
+        if empty:
+            raise RecordError("input", f"option {empty[0]} has no text")
+        letters = "".join(options)
+        explicit = None
+        if answer_raw is not None and ref_raw is not None:
+            explicit = _as_text(answer_raw, "answer").strip().upper()
+        if shape == "order":
+            got = extract_order(explicit or reference, letters)
+            if got.answer is None:
+                raise RecordError("answer" if explicit else "reference",
+                                  f"{(explicit or reference)[:40]!r} is not an order of all the letters {letters}")
+            answer = str(got.answer)
+        elif shape == "multi":
+            src = explicit or reference
+            got = extract_choice(src, letters, multi=True)
+            if got.answer is None:
+                raise RecordError("answer" if explicit else "reference",
+                                  f"cannot read answer letters ({letters}) from {src[:60]!r}")
+            answer = str(got.answer)
+        else:
+            named = extract_choice(reference, letters).answer
+            if explicit:
+                if len(explicit) != 1 or explicit not in letters:
+                    raise RecordError("answer", f"expected one of {'/'.join(letters)}, got {explicit!r}")
+                if named is not None and named != explicit:
+                    raise RecordError("answer", f"'answer' says {explicit} but the reference names {named}")
+                answer = explicit
+            elif named is None:
+                raise RecordError("reference", f"cannot find an option letter ({'/'.join(letters)}) "
+                                               f"in {reference[:60]!r}")
+            else:
+                answer = str(named)
+        if scenario.misleading_reference:
+            body = section(text, "参考答案")
+            if body is None:
+                raise RecordError("input", f"{scenario.code} items need a '## 参考答案:' section "
+                                           "(the misleading answer shown to the model)")
+            misleading = _letter_from(body, letters, "input")
+            if misleading == answer:
+                raise RecordError("reference", f"the true answer {answer} equals the misleading "
+                                               "'## 参考答案' — the shown reference answer must be wrong")
+    elif shape == "keywords":
+        keywords = split_keywords(ref_raw if isinstance(ref_raw, list) else reference)
+        if not keywords:
+            raise RecordError("reference", "no keywords")
+
+    meta = {k: v for k, v in record.items() if k not in _KNOWN}
+    synthetic = get(record, "synthetic")
+    prompt = get(record, "prompt")
+    return Item(
+        id=str(get(record, "id") or default_id),
+        scenario=scenario.code,
+        split=split,  # type: ignore[arg-type]
+        input=text,
+        options=options,
+        answer=answer,
+        reference=reference,
+        keywords=keywords,
+        misleading_answer=misleading,
+        prompt=normalize_text(str(prompt)) if prompt else None,
+        rationale=str(get(record, "rationale")) if get(record, "rationale") else None,
+        specialty=str(get(record, "specialty")) if get(record, "specialty") else None,
+        source=str(get(record, "source")) if get(record, "source") else None,
+        synthetic=bool(synthetic) if synthetic is not None and not isinstance(synthetic, str)
+        else (str(synthetic).lower() in ("1", "true", "yes") if synthetic is not None else None),
+        meta=meta,
+        file=file,
+        line=line,
+    )
+
+
+def scenario_of(record: dict[str, Any], suite: Suite, file_stem: str | None) -> Scenario:
+    """The scenario named by the record, or else by its file name (ID1.jsonl, BKT.test.json, …)."""
+    code = get(record, "scenario")
+    if code is not None:
+        found = suite.lookup(str(code))
+        if found is None:
+            raise RecordError("scenario", f"unknown scenario code {code!r}; known: {', '.join(suite.codes)}")
+        return found
+    if file_stem:
+        found = suite.lookup(file_stem.split(".")[0])
+        if found is not None:
+            return found
+    raise RecordError("scenario", "missing (no 'scenario' field and the file name names no scenario)")

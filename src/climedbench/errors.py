@@ -1,0 +1,41 @@
+"""Errors a user can act on; the CLI prints their message as one line and exits non-zero."""
+
+from __future__ import annotations
+
+
+class ClimedError(Exception):
+    """Base class: a problem the user can fix (bad input, bad configuration, unreachable server)."""
+
+    exit_code = 2
+
+
+class DataError(ClimedError):
+    """A data file is unreadable or holds invalid records."""
+
+    def __init__(self, message: str, *, file: str | None = None, line: int | None = None,
+                 field: str | None = None) -> None:
+        where = ":".join(str(p) for p in (file, line) if p is not None)
+        prefix = f"{where}: " if where else ""
+        fld = f"field '{field}': " if field else ""
+        super().__init__(f"{prefix}{fld}{message}")
+        self.file, self.line, self.field, self.reason = file, line, field, message
+
+
+class ConfigError(ClimedError):
+    """A command-line option, suite or model specification is wrong."""
+
+
+class ModelError(ClimedError):
+    """A model backend could not be loaded or reached."""
+
+    exit_code = 3
+
+
+class AuthError(ModelError):
+    """The server rejected the credentials (HTTP 401/403): retrying cannot help."""
+
+
+class BudgetExceeded(ClimedError):
+    """A run stopped cleanly because the next request would exceed --max-cost."""
+
+    exit_code = 4

@@ -1,0 +1,506 @@
+"""Answer extraction: the model's final answer from free text, for choice, order and keyword items.
+
+Rules are tried from the most explicit to the least; the *last* explicit answer statement wins, so
+self-corrections ("最初选A……正确答案应为C") and answers given after a long discussion of every option
+are read the way a human reader reads them. Reasoning blocks (<think>…</think>) are never searched.
+Every result names the rule that produced it, so a wrong extraction can be traced in samples.jsonl.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+__all__ = [
+    "Extraction",
+    "clean_response",
+    "extract",
+    "extract_choice",
+    "extract_keywords",
+    "extract_order",
+]
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """An extracted answer (None when the response gives none) and the rule that found it."""
+
+    answer: str | list[str] | None
+    method: str
+
+    @property
+    def failed(self) -> bool:
+        return self.answer is None
+
+
+# ---------------------------------------------------------------------------------------------
+# Normalisation
+
+_FULLWIDTH = {chr(c): chr(c - 0xFEE0) for c in range(0xFF21, 0xFF3B)}  # Ａ-Ｚ → A-Z
+_FULLWIDTH.update({chr(c): chr(c - 0xFEE0) for c in range(0xFF10, 0xFF1A)})  # ０-９
+_FULLWIDTH.update({"：": ":", "．": ".", "（": "(", "）": ")", "［": "[", "］": "]", "，": ",",
+                   "；": ";", "　": " ", "＞": ">", "－": "-", "｜": "|"})
+_FULLWIDTH_TABLE = str.maketrans(_FULLWIDTH)
+
+_THINK_OPEN = re.compile(r"<(think|thinking|reasoning)>", re.I)
+_THINK_BLOCK = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.I | re.S)
+_THINK_CLOSE = re.compile(r"</(think|thinking|reasoning)>", re.I)
+
+
+def strip_reasoning(text: str) -> str | None:
+    """Remove reasoning blocks; None when a block is left open (the model was cut off mid-thought)."""
+    text = _THINK_BLOCK.sub(" ", text)
+    if _THINK_OPEN.search(text):
+        return None
+    # Some servers drop the opening tag: everything before a lone closing tag is reasoning.
+    closes = list(_THINK_CLOSE.finditer(text))
+    if closes:
+        text = text[closes[-1].end():]
+    return text
+
+
+def clean_response(text: str) -> str | None:
+    """Reasoning removed, full-width letters and punctuation folded, markdown and LaTeX unwrapped."""
+    stripped = strip_reasoning(text or "")
+    if stripped is None:
+        return None
+    t = stripped.translate(_FULLWIDTH_TABLE)
+    t = unicodedata.normalize("NFC", t)
+    t = re.sub(r"\\boxed\s*\{\s*(?:\\text(?:bf)?\s*\{)?\s*([^{}]*?)\s*\}?\s*\}", r" 答案: \1 ", t)
+    t = re.sub(r"\\text(?:bf)?\s*\{([^{}]*)\}", r"\1", t)
+    t = re.sub(r"\\(?:long)?(?:right|Right)arrow|\\to\b", "→", t)
+    t = re.sub(r"\*\*|__|`+|~~|\$", "", t)
+    t = re.sub(r"^\s{0,3}#{1,6}\s*", "", t, flags=re.M)
+    return t
+
+
+# ---------------------------------------------------------------------------------------------
+# Choice answers
+
+# Phrases that introduce an answer; the letter(s) follow within a few characters.
+_MARKERS_ZH = (
+    r"最终答案|最后答案|正确答案|参考答案|标准答案|本题答案|(?<![错误考])答案|正确选项|最佳选项|最佳答案|正确的选项|"
+    r"正确的是|正确的为|正确的有|正确项|答(?=\s*[:：])|剩下|剩余|只剩|对应选项|对应|"
+    r"故本题选|本题选|故选|应选|当选|可选|选择|选用|应用|宜用|选项应为|选项为|首选|应首选|维持|坚持|而是|即为|即|"
+    r"(?:综上所述|综上|因此|所以|因而|故而|故)[^A-Z\n。]{0,14}?(?:选|是|为)|"
+    r"(?<![不未])选(?!项)|应为|应该是|应是|结论"
+)
+_MARKERS_EN = (
+    r"final answer|the (?:correct |best |right )?answer(?: choice)? (?:is|would be|should be)|"
+    r"the (?:best|most (?:likely|appropriate)|correct|right|first)(?: [a-z\-]+){0,3} (?:is|would be)|"
+    r"(?:corresponds? to|matches|consistent with)(?: option)?|"
+    r"correct (?:option|choice|answer)s? (?:is|are|would be)|answer\s*[:=]|answer(?=\s*\n)|"
+    r"(?:i|i'd|i’d|i would|i will|i'll|we) (?:would |will )?(?:choose|select|pick|go with)|"
+    r"(?:choose|select|pick|go with)"
+)
+_LETTER = r"[A-Z]"
+# A letter that stands alone: not part of a word, abbreviation, vitamin, blood group, ultrasound ...
+_NOT_AFTER = r"(?![A-Za-z0-9]|(?:型|超|族|组|期|级|类|肝|抗原|受体|细胞|淋巴|波|段))"
+_NOT_BEFORE = r"(?<![A-Za-z0-9+\-])"
+_JOIN = r"(?:(?:\s*(?:[,、/&;]|和|及|与|或|以及|(?i:and|or)|\+)\s*)+|\s+)"
+_OPEN = r"(?:\(|\[|【|「|『|〔)"
+_CLOSE = r"(?:\)|\]|】|」|』|〕)"
+# A parenthetical gloss after a letter: "A（抗Sm抗体）、B（抗ds-DNA抗体）".
+_PAREN = r"(?:\s*(?:（[^（）\n]{2,40}）|\([^()\n]{2,40}\)))"
+_LETTER_RUN = (rf"{_NOT_BEFORE}{_OPEN}?\s*({_LETTER}{_PAREN}?(?:{_JOIN}?{_LETTER}{_PAREN}?)*)[ \t]*{_CLOSE}?"
+               rf"{_NOT_AFTER}")
+_AFTER_MARKER = (r"(?:是|为|应为|应该是|就是|还是|仍是|仍然是|应修正为|修正为|更正为|改为|选项|选|项|"
+                 r"[:：=]|】|\]|(?i:option)|\s)*")
+# Case-insensitive only where English words are matched: option letters are capitals.
+_MARKER_RE = re.compile(rf"(?:{_MARKERS_ZH}|(?i:{_MARKERS_EN}))\s*{_AFTER_MARKER}\s*{_LETTER_RUN}")
+# "B 正确", "选项B是正确的", "B项最合适", "ABC均正确", "只有D符合题意", "option B is correct"
+_POSITIVE_RE = re.compile(
+    rf"(?:选项|(?i:option)\s*)?{_LETTER_RUN}(?:\s*项|\s*选项)?\s*"
+    rf"(?:均|都|也)?\s*(?:是|为)?\s*(?:正确|最正确|最合适|最佳|最恰当|对的|符合题意|"
+    rf"(?i:is (?:the )?(?:correct|right|best)(?: answer| choice| option)?))"
+)
+# "除A外其余均错误" (the exception is the answer) / "除了B和D以外都正确" (the complement is)
+_EXCEPT_RE = re.compile(
+    rf"除(?:了)?\s*{_LETTER_RUN}\s*(?:以)?外[^。\n]{{0,10}}?(?:均|都|全)\s*(?:是)?\s*"
+    r"(错误|不正确|不对|错|正确|对|符合)",
+)
+# "答案是b": a lower-case letter counts only right after a Chinese answer marker.
+_LOWER_SINGLE = re.compile(r"(?:答案|正确答案|(?<![不未])选)\s*(?:是|为|应为|[:：])?\s*([a-z])(?![A-Za-z0-9])")
+_ALL_RE = re.compile(r"以上(?:选项|各项|答案)?(?:均|都|全)(?:是)?(?:正确|对)|all of the above", re.I)
+_NEGATION_AFTER = re.compile(
+    r"^[ \t]*(?:项|选项)?[ \t]*(?:是|为)?[ \t]*(?:并不|不|并非|不是|非|错误|有误|is (?:not|incorrect|wrong)|"
+    r"incorrect|wrong|是错|错)"
+)
+_NEGATION_BEFORE = re.compile(r"(?:不是|而不是|并非|不应选|不选|排除|而非|not|rather than|instead of)\s*$", re.I)
+_STANDALONE_START = re.compile(rf"^\s*{_OPEN}?\s*({_LETTER}){_CLOSE}?\s*(?:[.:、,)\s]|$)")
+# "..., so A." / "Give IV dextrose: D." — a letter closing the response.
+_TRAILING = re.compile(
+    rf"(?:[:：]|\b(?:so|therefore|thus|hence)[,:]?)\s*{_OPEN}?\s*({_LETTER}){_CLOSE}?\s*[.。!！]?\s*$", re.I
+)
+_ECHOED_LABELS = re.compile(rf"(?:^|\s){_LETTER}\s*[.、:：)]")
+_HEDGE = re.compile(
+    r"无法(?:确定|判断|回答|提供|给出)|不能(?:确定|判断)|都有可能|均有可能|需要进一步|均可|都可以|不确定|"
+    r"作为(?:一个)?(?:AI|人工智能)|cannot (?:determine|answer|provide)|not sure|unable to",
+    re.I,
+)
+# Hedges about the answer itself: they cancel an answer stated before them.
+_ANSWER_HEDGE = re.compile(
+    r"无法确定(?:唯一)?(?:的)?答案|都说得通|均说得通|都可以选|均可选|无法作答|不能确定答案|"
+    r"(?i:cannot determine (?:a|the|one) (?:single )?answer)"
+)
+_TENTATIVE = re.compile(r"(?:可能|也许|或许|大概|是不是|(?i:maybe|possibly|perhaps))\s*(?:是|选|为|应该)?\s*$")
+_QUESTIONED = re.compile(r"^[^。\n]{0,6}?[？?]")
+# Per-option verdicts: "A. 错误 B. 错误 C. 正确", "A对，B错", table rows "| B | √ |".
+_VERDICT = re.compile(
+    rf"(?:^|(?<=[\s|，,；;。、]))(?:选项)?({_LETTER})(?:项|选项)?\s*[|.:：、)）]?\s*\|?\s*"
+    r"(正确|对(?!应)|√|✓|✔|是的|错误|错|不对|不正确|×|✗|✘|(?i:correct|incorrect|wrong|true|false))(?![A-Za-z])"
+)
+_POSITIVE_VERDICT = {"正确", "对", "√", "✓", "✔", "是的", "correct", "true"}
+# "最可能的诊断：食管癌（A）" — an option's text followed by its letter in brackets, in a conclusion.
+_TEXT_THEN_LETTER = re.compile(
+    rf"(?:最可能的诊断|诊断为|诊断|首选|答案|应选|选择|选用)[^。\n]{{0,24}}?[（(]\s*({_LETTER})\s*[)）]"
+)
+_ORDINAL = re.compile(r"第\s*([一二三四五六七八])\s*(?:份|个|项|种|条|组|个选项)")
+_ORDINALS = "一二三四五六七八"
+# A small model that goes on to invent and answer further numbered questions.
+_NEXT_QUESTION = re.compile(rf"\n\s*(?:\d+\s*[.、)）]|第\s*\d+\s*题)[^\n]*\n(?:[^\n]*\n)?\s*A\s*[.、:：]")
+
+
+def _letters_in(run: str) -> list[str]:
+    """Option letters in a captured run; [] when the run holds a word rather than letters."""
+    bare = re.sub(_PAREN, " ", run)
+    bare = re.sub(r"\b(?:and|or)\b", " ", bare, flags=re.I)
+    if len(bare.strip()) == 1:
+        return [bare.strip().upper()]
+    if re.search(r"[a-z]", bare):
+        return []
+    return re.findall(_LETTER, bare)
+
+
+def _marker_hits(text: str, valid: str) -> list[tuple[int, list[str], bool]]:
+    """Every explicit answer statement: (position, letters, tentative), skipping negated ones and words."""
+    hits: list[tuple[int, list[str], bool]] = []
+
+    def add(pos: int, letters: list[str]) -> None:
+        if len(letters) > 1 and any(x not in valid for x in letters):
+            return  # a word or abbreviation (CT, ACEI, MRI), not a list of options
+        end = pos + 2
+        tentative = bool(_TENTATIVE.search(text[max(0, pos - 6):pos]) or _QUESTIONED.match(text[end:]))
+        hits.append((pos, letters, tentative))
+
+    for m in _MARKER_RE.finditer(text):
+        after = text[m.end():m.end() + 12]
+        before = text[max(0, m.start() - 8):m.start()]
+        if _NEGATION_AFTER.search(after) or _NEGATION_BEFORE.search(before):
+            continue
+        letters = _letters_in(m.group(1))
+        if letters:
+            add(m.start(), letters)
+    for m in _POSITIVE_RE.finditer(text):
+        before = text[max(0, m.start() - 8):m.start()]
+        letters = _letters_in(m.group(1))
+        if _NEGATION_BEFORE.search(before) or not letters:
+            continue
+        add(m.start(), letters)
+    for m in _EXCEPT_RE.finditer(text):
+        named = [x for x in _letters_in(m.group(1)) if x in valid]
+        if not named:
+            continue
+        if m.group(2) in ("错误", "不正确", "不对", "错"):
+            add(m.start(), named)
+        else:
+            add(m.start(), [x for x in valid if x not in named])
+    for m in _ALL_RE.finditer(text):
+        add(m.start(), list(valid))
+    for m in _LOWER_SINGLE.finditer(text):
+        add(m.start(), [m.group(1).upper()])
+    for m in _TEXT_THEN_LETTER.finditer(text):
+        add(m.start(1), [m.group(1)])
+    verdicts: dict[str, tuple[int, bool]] = {}
+    for m in _VERDICT.finditer(text):
+        if m.group(1) in valid:
+            verdicts[m.group(1)] = (m.start(), m.group(2).lower() in _POSITIVE_VERDICT)
+    if len(verdicts) >= 2 and any(ok for _, ok in verdicts.values()):
+        add(max(p for p, _ in verdicts.values()), sorted(k for k, (_, ok) in verdicts.items() if ok))
+    hits.sort(key=lambda h: h[0])
+    return hits
+
+
+def _decide(hits: list[tuple[int, list[str], bool]], text: str) -> tuple[list[str] | None, str]:
+    """The final answer among the hits: the last definite one; tentative ones only if they agree."""
+    definite = [h for h in hits if not h[2]]
+    if definite:
+        pos, letters, _ = definite[-1]
+        # Alternating contradictory answers (a looping model): no answer.
+        if (len(definite) >= 4 and definite[-1][1] == definite[-3][1] != definite[-2][1]
+                and definite[-2][1] == definite[-4][1]):
+            return None, "inconsistent"
+        if _ANSWER_HEDGE.search(text, pos):
+            return None, "hedge_after_answer"
+        return letters, "marker"
+    distinct = {tuple(h[1]) for h in hits}
+    if len(distinct) == 1:
+        return list(hits[-1][1]), "tentative"
+    return None, "hedge"
+
+
+_LIST_LINE = rf"[ \t]*(?:[-*•]|\d+[.、)])?[ \t]*{_OPEN}?({_LETTER}){_CLOSE}?{_NOT_AFTER}(?:[.、:：)]|[ \t])[^\n]*"
+_LIST_STRONG = re.compile(rf"(?:{_MARKERS_ZH}|(?i:{_MARKERS_EN}))\s*[:：]?[ \t]*\n((?:{_LIST_LINE}\n?)+)")
+# For multi-answer items any line ending in a colon may introduce the chosen options.
+_LIST_ANY = re.compile(rf"[:：][ \t]*\n((?:{_LIST_LINE}\n?)+)")
+
+
+def _listed(text: str, multi: bool) -> tuple[int, list[str], bool] | None:
+    """'正确选项：\n- A …\n- B …' → the letters opening each listed line (the last such list)."""
+    found = None
+    for rx in (_LIST_STRONG, _LIST_ANY) if multi else (_LIST_STRONG,):
+        for m in rx.finditer(text):
+            letters = re.findall(rf"(?m)^{_LIST_LINE}$", m.group(1))
+            if len(letters) >= (1 if rx is _LIST_STRONG else 2) and (found is None or m.start() > found[0]):
+                found = (m.start(), letters, False)
+    return found
+
+
+_ANSWER_VERB = re.compile(r"(?:首选|应选|选择|选用|应用|改用|答案是|答案为|诊断为|考虑为|应为|是|为|用|is|be)\s*$",
+                          re.I)
+_NEGATED_CLAUSE = re.compile(r"不正确|错误|不宜|不应|禁用|排除|不是|不能|(?i:\bnot\b|incorrect|wrong)")
+
+
+def _by_option_text(text: str, option_texts: dict[str, str], multi: bool = False) -> str | None:
+    """The option(s) whose text the conclusion names: the last sentence naming any option, read clause
+    by clause, skipping clauses that reject what they name."""
+    norm = {k: re.sub(r"\s+", "", v).rstrip("。.;；").lower() for k, v in option_texts.items() if v and v.strip()}
+    norm = {k: v for k, v in norm.items() if len(v) >= 2 and "…" not in v and "..." not in v}
+    if not norm:
+        return None
+    for sentence in reversed(re.split(r"[。！？!?\n]|\.(?=\s|$)", text)):
+        clauses = [c for c in re.split(r"[，,；;]", sentence) if not _NEGATED_CLAUSE.search(c)]
+        flat = re.sub(r"\s+", "", "，".join(clauses)).lower()
+        named = {k for k, v in norm.items() if v in flat}
+        # A longer option text that contains a shorter one wins ("急性肾小球肾炎" over "肾炎").
+        named = {k for k in named if not any(k != o and norm[k] in norm[o] for o in named)}
+        if not named:
+            continue
+        if multi:
+            return "".join(sorted(named))
+        if len(named) == 1:
+            return named.pop()
+        # Several named: the one whose last mention follows an answer verb ("首选二甲双胍……胰岛素抵抗").
+        chosen = {k for k in named if _ANSWER_VERB.search(flat[: flat.rindex(norm[k])][-6:])}
+        return chosen.pop() if len(chosen) == 1 else None
+    return None
+
+
+def extract_choice(response: str, options: str, *, multi: bool = False,
+                   option_texts: dict[str, str] | None = None) -> Extraction:
+    """The chosen letter (single) or sorted letter set (multi) among `options`, e.g. 'ABCDE'."""
+    text = clean_response(response)
+    if text is None:
+        return Extraction(None, "unterminated_reasoning")
+    if not text.strip():
+        return Extraction(None, "empty")
+    valid = options.upper()
+    hits = _marker_hits(text, valid)
+    if hits:
+        cut = _NEXT_QUESTION.search(text, hits[0][0])
+        if cut:
+            hits = [h for h in hits if h[0] < cut.start()]
+    listed = _listed(text, multi)
+    if listed and (not hits or listed[0] >= hits[-1][0]):
+        hits.append(listed)
+    if hits:
+        letters, method = _decide(hits, text)
+        if letters is None:
+            return Extraction(None, method)
+        chosen = sorted(set(letters))
+        if any(letter not in valid for letter in chosen):
+            return Extraction(None, "marker_out_of_range")
+        if multi:
+            return Extraction("".join(chosen), method)
+        if len(chosen) == 1:
+            return Extraction(chosen[0], method)
+        return Extraction(None, "marker_ambiguous")
+    if _HEDGE.search(text):
+        return Extraction(None, "hedge")
+    echoed = len({m.group(0).strip()[0] for m in _ECHOED_LABELS.finditer(text[:400])}) >= 3
+    m = _STANDALONE_START.match(text)
+    if m and m.group(1).upper() in valid and not echoed:
+        if multi:
+            run = re.match(rf"^\s*({_LETTER}(?:{_JOIN}?{_LETTER})*){_NOT_AFTER}", text)
+            letters = sorted(set(_letters_in(run.group(1)))) if run else [m.group(1).upper()]
+            if letters and all(letter in valid for letter in letters):
+                return Extraction("".join(letters), "leading_letters")
+        return Extraction(m.group(1).upper(), "leading_letter")
+    if multi:
+        whole = re.fullmatch(rf"\s*{_LETTER_RUN}\s*[.。]?\s*", text)
+        if whole:
+            letters = sorted(set(_letters_in(whole.group(1))))
+            if letters and all(letter in valid for letter in letters):
+                return Extraction("".join(letters), "letters_only")
+    t = _TRAILING.search(text)
+    if t and t.group(1) in valid:
+        return Extraction(t.group(1), "trailing_letter")
+    if option_texts and not echoed:
+        found = _by_option_text(text, {k: v for k, v in option_texts.items() if k in valid}, multi)
+        if found:
+            return Extraction(found, "option_text")
+    ordinals = {_ORDINALS.index(m.group(1)) for m in _ORDINAL.finditer(text)}
+    if len(ordinals) == 1 and (k := ordinals.pop()) < len(valid):
+        return Extraction(valid[k], "ordinal")
+    return Extraction(None, "no_answer")
+
+
+# ---------------------------------------------------------------------------------------------
+# Orders
+
+_ARROW_JOIN = r"(?:\s*(?:→|->|=>|⇒|—>|-+>|>|-|–|—|,|、|;|\s|然后|再|接着|之后|最后|(?i:and|then))+\s*)"
+_ORDER_MARKER = re.compile(
+    r"(?:最终答案|正确答案|答案|正确顺序|正确的顺序|顺序(?:应)?(?:为|是)|排序(?:为|是)?|排列(?:为|是)?|修正后|"
+    r"(?i:final answer|answer|correct order|order(?: is)?|sequence(?: is)?))\s*(?:是|为|应为|应该是|:|=|\s)*"
+)
+_SEQUENCE_WORDS = re.compile(r"先|首先|然后|再|接着|之后|随后|最后|(?i:first|then|next|finally)")
+_NUMBERED_LINE = re.compile(
+    r"(?m)^[ \t]*(?:第\s*)?(?:\d+|[一二三四五六七八九十]+)\s*(?:步|题)?\s*[.、:)）]?(?P<rest>[^\n]*)$"
+)
+_LOWER_RUN = re.compile(r"(?<![A-Za-z])([a-z](?:\s*(?:-|→|->|>|,|、)\s*[a-z])+)(?![A-Za-z])")
+
+
+def _as_permutation(letters: list[str], valid: str) -> str | None:
+    order = "".join(letters)
+    if len(order) == len(valid) and sorted(order) == sorted(valid):
+        return order
+    return None
+
+
+def _order_text(text: str) -> str:
+    """Step glosses in brackets and table pipes removed, so only the letters and arrows remain."""
+    text = re.sub(_PAREN, " ", text)
+    return text.replace("|", "  ")
+
+
+def _sequence_at(text: str, start: int) -> list[str]:
+    """Letters of the sequence that begins at `start` (stops at the first non-sequence text)."""
+    m = re.match(rf"\s*{_OPEN}?\s*({_LETTER}(?:{_ARROW_JOIN}?{_LETTER})*){_NOT_AFTER}", text[start:])
+    if m:
+        return _letters_in(m.group(1)) or re.findall(_LETTER, m.group(1))
+    low = _LOWER_RUN.match(text[start:].lstrip())
+    return re.findall(_LETTER, low.group(1).upper()) if low else []
+
+
+def extract_order(response: str, options: str) -> Extraction:
+    """A permutation of all `options` letters, or None when the response gives no valid order.
+
+    Every sequence in the text is a candidate — after an order marker, a bare run ("A→B→D→C"), a
+    numbered list — and the last full-length one wins, so a revised order beats the first draft.
+    """
+    cleaned = clean_response(response)
+    if cleaned is None:
+        return Extraction(None, "unterminated_reasoning")
+    text = _order_text(cleaned)
+    valid = options.upper()
+    candidates: list[tuple[int, str, list[str]]] = []
+    for m in _ORDER_MARKER.finditer(text):
+        seq = _sequence_at(text, m.end())
+        if len(seq) >= 2:
+            candidates.append((m.start(), "marker", seq))
+    for m in re.finditer(rf"{_NOT_BEFORE}{_LETTER}(?:{_ARROW_JOIN}?{_LETTER})+{_NOT_AFTER}", text):
+        letters = re.findall(_LETTER, m.group(0))
+        candidates.append((m.start(), "letter_run", letters))
+    numbered: list[str] = []
+    first_at = None
+    for m in _NUMBERED_LINE.finditer(text):
+        found = [x for x in re.findall(rf"{_NOT_BEFORE}({_LETTER}){_NOT_AFTER}", m.group("rest")) if x in valid]
+        if len(set(found)) == 1:
+            numbered.append(found[0])
+            first_at = m.start() if first_at is None else first_at
+    if len(numbered) >= 2 and first_at is not None:
+        candidates.append((first_at, "numbered_list", numbered))
+    # Inline numbering on one line: "1) C 2) E 3) A 4) D 5) B".
+    for line_m in re.finditer(r"[^\n]+", text):
+        pairs = re.findall(rf"(?:^|\s)(\d+)\s*[.、)）]\s*({_LETTER}){_NOT_AFTER}", line_m.group(0))
+        if len(pairs) >= 2 and [int(n) for n, _ in pairs] == list(range(1, len(pairs) + 1)):
+            candidates.append((line_m.start(), "numbered_list", [x for _, x in pairs]))
+    # Orders offered as possibilities ("可能是ABCD，也可能是ACBD") count only if nothing definite is said.
+    tentative = {c[0] for c in candidates if _TENTATIVE.search(text[max(0, c[0] - 6):c[0]])}
+    if tentative and len({tuple(c[2]) for c in candidates if c[0] in tentative}) > 1:
+        candidates = [c for c in candidates if c[0] not in tentative]
+        if not candidates:
+            return Extraction(None, "hedge")
+    # An order after a marker ("答案：", "正确顺序为", "修正后") outranks lists in the explanation, which
+    # often walk through the steps alphabetically; among equals the last one wins.
+    full = [c for c in candidates if len(c[2]) == len(valid)]
+    for wanted in (("marker",), ("letter_run", "numbered_list")):
+        for _pos, method, seq in sorted(full, key=lambda c: c[0], reverse=True):
+            order = _as_permutation(seq, valid) if method in wanted else None
+            if order:
+                return Extraction(order, method)
+    if any(m == "marker" for _, m, _ in candidates) or full:
+        return Extraction(None, "invalid_order")
+    # A sentence: "应先进行D，再进行B，接着A，最后C".
+    for sentence in reversed(re.split(r"[。！？!?\n]", text)):
+        if len(_SEQUENCE_WORDS.findall(sentence)) >= 2:
+            letters = re.findall(rf"{_NOT_BEFORE}({_LETTER}){_NOT_AFTER}", sentence)
+            order = _as_permutation(letters, valid)
+            if order:
+                return Extraction(order, "sequence_sentence")
+    return Extraction(None, "no_order")
+
+
+# ---------------------------------------------------------------------------------------------
+# Keywords and free text
+
+_KW_MARKER = re.compile(r"(?:关键词|关键字|key\s*words?)\s*(?:是|为|如下|包括|有)?\s*[:：]?", re.I)
+_KW_SPLIT = re.compile(r"[;；,，、|/\n]+")
+
+
+def _clean_keyword(k: str) -> str:
+    k = re.sub(r"^\s*(?:\d+|[一二三四五六七八九十]+)\s*[.、)）:]\s*", "", k)
+    k = k.strip(" \t\"'“”‘’「」『』《》【】[]()（）*-•·.。:：")
+    return k
+
+
+def extract_keywords(response: str) -> Extraction:
+    """Keywords from a '关键词：a；b；c' line or a short list; the whole text as a last resort."""
+    text = clean_response(response)
+    if text is None:
+        return Extraction(None, "unterminated_reasoning")
+    for m in _KW_MARKER.finditer(text):
+        rest = text[m.end():]
+        line = rest.split("\n", 1)[0]
+        if not line.strip() and "\n" in rest:  # marker on its own line, list below
+            block = re.split(r"\n\s*\n", rest.strip(), maxsplit=1)[0]
+            parts = [_clean_keyword(x) for x in block.split("\n")]
+        else:
+            line = re.split(r"[。]|(?:理由|原因|解释|说明)\s*[:：]", line, maxsplit=1)[0]
+            parts = _KW_SPLIT.split(line)
+            if len(parts) == 1:  # no list punctuation: keywords separated by spaces
+                parts = line.split()
+            parts = [_clean_keyword(x) for x in parts]
+        words = [p for p in parts if p and len(p) <= 20]
+        if words:
+            return Extraction(words, "keyword_marker")
+    items = re.findall(r"(?m)^\s*(?:\d+[.、)]|[-*•])\s*([^\n:：。,，]{1,15})\s*(?:[:：。,，]|$)", text)
+    if len(items) >= 2:
+        return Extraction([_clean_keyword(i) for i in items if _clean_keyword(i)], "keyword_list")
+    return Extraction(None, "no_keywords")
+
+
+def extract_text(response: str) -> Extraction:
+    """The response without reasoning blocks (for similarity-scored free text)."""
+    stripped = strip_reasoning(response or "")
+    if stripped is None:
+        return Extraction(None, "unterminated_reasoning")
+    stripped = stripped.strip()
+    return Extraction(stripped or None, "text" if stripped else "empty")
+
+
+def extract(kind: str, response: str, options: str = "", option_texts: dict[str, str] | None = None
+            ) -> Extraction:
+    """Dispatch by answer shape: single, multi, order, keywords or text."""
+    if kind == "single":
+        return extract_choice(response, options, option_texts=option_texts)
+    if kind == "multi":
+        return extract_choice(response, options, multi=True, option_texts=option_texts)
+    if kind == "order":
+        return extract_order(response, options)
+    if kind == "keywords":
+        return extract_keywords(response)
+    if kind == "text":
+        return extract_text(response)
+    raise ValueError(f"unknown answer kind {kind!r}")
