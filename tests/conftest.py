@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -47,5 +46,5 @@ def keyed_server_url(model_path: Path) -> Iterator[str]:
         yield url
 
 
-def run_async(coro):  # noqa: ANN001, ANN201 - a tiny helper for sync tests
+def run_async(coro):
     return asyncio.run(coro)

@@ -8,7 +8,7 @@ from climedbench.data.parse import RecordError, build_item, parse_options, split
 from .conftest import OFFICIAL
 
 
-def item(suite, code, **record):  # noqa: ANN001, ANN003
+def item(suite, code, **record):
     return build_item(record, suite.scenario(code), file="t.jsonl", line=1, default_id="t:1")
 
 

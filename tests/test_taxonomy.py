@@ -36,7 +36,7 @@ def test_lookup_accepts_file_stems_and_case(suite):
     assert [s.code for s in suite.select(["BKT", "id#1"])] == ["ID#1", "BKT"]
 
 
-def _write_variant(tmp_path: Path, change) -> Path:  # noqa: ANN001
+def _write_variant(tmp_path: Path, change) -> Path:
     from importlib import resources
 
     raw = yaml.safe_load(resources.files("climedbench.suites").joinpath("climedbench.yaml").read_text("utf-8"))
@@ -47,13 +47,13 @@ def _write_variant(tmp_path: Path, change) -> Path:  # noqa: ANN001
 
 
 def test_suite_errors_name_the_place(tmp_path):
-    def bad_metric(raw):  # noqa: ANN001
+    def bad_metric(raw):
         raw["scenarios"][5]["metric"] = "accuracy"  # CPR is an order: accuracy cannot score it
 
     with pytest.raises(ConfigError, match=r"suite.yaml: scenarios.5: .*cannot score answer shape 'order'"):
         load_suite(_write_variant(tmp_path, bad_metric))
 
-    def bad_dim(raw):  # noqa: ANN001
+    def bad_dim(raw):
         raw["scenarios"][0]["dimension"] = "charisma"
 
     with pytest.raises(ConfigError, match="unknown dimension 'charisma'"):

@@ -61,10 +61,15 @@ def strip_reasoning(text: str) -> str | None:
 
 
 def clean_response(text: str) -> str | None:
-    """Reasoning removed, full-width letters and punctuation folded, markdown and LaTeX unwrapped."""
+    """Reasoning removed, full-width letters and punctuation folded, markdown and LaTeX unwrapped.
+
+    When a closed reasoning block is all there is, the reasoning itself is searched (the model put
+    its answer there and stopped)."""
     stripped = strip_reasoning(text or "")
     if stripped is None:
         return None
+    if not stripped.strip():
+        stripped = re.sub(r"</?(?:think|thinking|reasoning)>", " ", text or "", flags=re.I)
     t = stripped.translate(_FULLWIDTH_TABLE)
     t = unicodedata.normalize("NFC", t)
     t = re.sub(r"\\boxed\s*\{\s*(?:\\text(?:bf)?\s*\{)?\s*([^{}]*?)\s*\}?\s*\}", r" 答案: \1 ", t)
@@ -82,15 +87,16 @@ def clean_response(text: str) -> str | None:
 _MARKERS_ZH = (
     r"最终答案|最后答案|正确答案|参考答案|标准答案|本题答案|(?<![错误考])答案|正确选项|最佳选项|最佳答案|正确的选项|"
     r"正确的是|正确的为|正确的有|正确项|答(?=\s*[:：])|剩下|剩余|只剩|对应选项|对应|"
+    r"(?:错误|不正确|不恰当|不妥)的(?:是|为)|最(?:恰当|合适|佳|准确|可能|正确)的[^。\n，,A-Z]{0,12}?(?:是|为)|"
     r"故本题选|本题选|故选|应选|当选|可选|选择|选用|应用|宜用|选项应为|选项为|首选|应首选|维持|坚持|而是|即为|即|"
     r"(?:综上所述|综上|因此|所以|因而|故而|故)[^A-Z\n。]{0,14}?(?:选|是|为)|"
-    r"(?<![不未])选(?!项)|应为|应该是|应是|结论"
+    r"(?<![不未误])选(?!项)|应为|应该是|应是|结论"
 )
 _MARKERS_EN = (
     r"final answer|the (?:correct |best |right )?answer(?: choice)? (?:is|would be|should be)|"
     r"the (?:best|most (?:likely|appropriate)|correct|right|first)(?: [a-z\-]+){0,3} (?:is|would be)|"
     r"(?:corresponds? to|matches|consistent with)(?: option)?|"
-    r"correct (?:option|choice|answer)s? (?:is|are|would be)|answer\s*[:=]|answer(?=\s*\n)|"
+    r"correct (?:option|choice|answer)s?(?: (?:is|are|would be)|\s*[:=])|answer\s*[:=]|answer(?=\s*\n)|"
     r"(?:i|i'd|i’d|i would|i will|i'll|we) (?:would |will )?(?:choose|select|pick|go with)|"
     r"(?:choose|select|pick|go with)"
 )
@@ -105,7 +111,7 @@ _CLOSE = r"(?:\)|\]|】|」|』|〕)"
 _PAREN = r"(?:\s*(?:（[^（）\n]{2,40}）|\([^()\n]{2,40}\)))"
 _LETTER_RUN = (rf"{_NOT_BEFORE}{_OPEN}?\s*({_LETTER}{_PAREN}?(?:{_JOIN}?{_LETTER}{_PAREN}?)*)[ \t]*{_CLOSE}?"
                rf"{_NOT_AFTER}")
-_AFTER_MARKER = (r"(?:是|为|应为|应该是|就是|还是|仍是|仍然是|应修正为|修正为|更正为|改为|选项|选|项|"
+_AFTER_MARKER = (r"(?:是|为|有|包括|应为|应该是|就是|还是|仍是|仍然是|应修正为|修正为|更正为|改为|选项|选|项|"
                  r"[:：=]|】|\]|(?i:option)|\s)*")
 # Case-insensitive only where English words are matched: option letters are capitals.
 _MARKER_RE = re.compile(rf"(?:{_MARKERS_ZH}|(?i:{_MARKERS_EN}))\s*{_AFTER_MARKER}\s*{_LETTER_RUN}")
@@ -128,7 +134,11 @@ _NEGATION_AFTER = re.compile(
     r"incorrect|wrong|是错|错)"
 )
 _NEGATION_BEFORE = re.compile(r"(?:不是|而不是|并非|不应选|不选|排除|而非|not|rather than|instead of)\s*$", re.I)
-_STANDALONE_START = re.compile(rf"^\s*{_OPEN}?\s*({_LETTER}){_CLOSE}?\s*(?:[.:、,)\s]|$)")
+# A response that opens with its answer letter ("B. 狼疮性肾炎……", "选项C"), not with a list of letters.
+_STANDALONE_START = re.compile(
+    rf"^\s*(?:选项|答)?\s*{_OPEN}?\s*({_LETTER}){_CLOSE}?(?![ \t]*[、,，和及与/][ \t]*{_LETTER}{_NOT_AFTER})"
+    r"\s*(?:[.:、,)\s]|$)"
+)
 # "..., so A." / "Give IV dextrose: D." — a letter closing the response.
 _TRAILING = re.compile(
     rf"(?:[:：]|\b(?:so|therefore|thus|hence)[,:]?)\s*{_OPEN}?\s*({_LETTER}){_CLOSE}?\s*[.。!！]?\s*$", re.I
@@ -159,7 +169,9 @@ _TEXT_THEN_LETTER = re.compile(
 _ORDINAL = re.compile(r"第\s*([一二三四五六七八])\s*(?:份|个|项|种|条|组|个选项)")
 _ORDINALS = "一二三四五六七八"
 # A small model that goes on to invent and answer further numbered questions.
-_NEXT_QUESTION = re.compile(rf"\n\s*(?:\d+\s*[.、)）]|第\s*\d+\s*题)[^\n]*\n(?:[^\n]*\n)?\s*A\s*[.、:：]")
+_NEXT_QUESTION = re.compile(
+    r"\n\s*(?:\d+\s*[.、)）]|第\s*\d+\s*题|问题\s*\d+|(?i:question)\s*\d+)[^\n]*\n(?:[^\n]*\n)?\s*A\s*[.、:：]"
+)
 
 
 def _letters_in(run: str) -> list[str]:
@@ -356,7 +368,7 @@ _ORDER_MARKER = re.compile(
 )
 _SEQUENCE_WORDS = re.compile(r"先|首先|然后|再|接着|之后|随后|最后|(?i:first|then|next|finally)")
 _NUMBERED_LINE = re.compile(
-    r"(?m)^[ \t]*(?:第\s*)?(?:\d+|[一二三四五六七八九十]+)\s*(?:步|题)?\s*[.、:)）]?(?P<rest>[^\n]*)$"
+    r"(?m)^[ \t]*(?:[-*•][ \t]*)?(?:第\s*)?(?:\d+|[一二三四五六七八九十]+)\s*(?:步|题)?\s*[.、:)）]?(?P<rest>[^\n]*)$"
 )
 _LOWER_RUN = re.compile(r"(?<![A-Za-z])([a-z](?:\s*(?:-|→|->|>|,|、)\s*[a-z])+)(?![A-Za-z])")
 
@@ -370,6 +382,7 @@ def _as_permutation(letters: list[str], valid: str) -> str | None:
 
 def _order_text(text: str) -> str:
     """Step glosses in brackets and table pipes removed, so only the letters and arrows remain."""
+    text = re.sub(rf"{_OPEN}\s*({_LETTER})\s*{_CLOSE}", r" \1 ", text)  # "（B）（C）（A）"
     text = re.sub(_PAREN, " ", text)
     return text.replace("|", "  ")
 

@@ -14,8 +14,8 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from contextlib import contextmanager
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 from collections import Counter
@@ -205,10 +206,8 @@ def load_items(path: str | Path | None, suite: Suite) -> LoadReport:
                                   default_id=f"{f.name}:{rec.line}")
             except RecordError as e:
                 code = None
-                try:
+                with contextlib.suppress(RecordError):
                     code = scenario_of(rec.data, suite, stem).code
-                except RecordError:
-                    pass
                 report.problems.append(Problem(file=rec.file, line=rec.line, field=e.field, reason=e.reason,
                                                scenario=code, id=str(get(rec.data, "id") or "") or None))
                 continue

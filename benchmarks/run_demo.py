@@ -1,0 +1,77 @@
+"""Time the default demo (`climedbench run` with no arguments) and split it into model and harness time.
+
+    python benchmarks/run_demo.py [--limit N] [--max-tokens N] [--scenarios CODES]
+
+Prints wall time, items per second, model load time, time inside model calls, and the harness's own
+overhead (everything else: data loading, prompts, extraction, scoring, embeddings, writing) as a share
+of wall time. Target for the overhead: under 5%.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from climedbench.models.registry import ModelOptions, open_backend
+from climedbench.runner import RunOptions, plan_run, run_plan
+
+
+class TimedBackend:
+    """Wraps a backend and adds up the wall time spent inside its calls."""
+
+    def __init__(self, inner):  # noqa: ANN001
+        self.inner, self.seconds, self.calls = inner, 0.0, 0
+
+    def __getattr__(self, name):  # noqa: ANN001, ANN204
+        return getattr(self.inner, name)
+
+    async def chat(self, messages, params):  # noqa: ANN001, ANN201
+        start = time.perf_counter()
+        try:
+            return await self.inner.chat(messages, params)
+        finally:
+            self.seconds += time.perf_counter() - start
+            self.calls += 1
+
+
+async def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--limit", type=int, default=None, help="items per scenario (default: the demo's)")
+    ap.add_argument("--max-tokens", type=int, default=None)
+    ap.add_argument("--scenarios", default=None)
+    args = ap.parse_args()
+    wall_start = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        opts = RunOptions(limit=args.limit, max_tokens=args.max_tokens, out=str(Path(tmp) / "run"),
+                          scenarios=args.scenarios.split(",") if args.scenarios else None)
+        plan = plan_run(opts)
+        load_start = time.perf_counter()
+        backend = await open_backend(opts.model, ModelOptions())
+        load = time.perf_counter() - load_start
+        timed = TimedBackend(backend)
+        try:
+            _, results, stats = await run_plan(plan, backend=timed)  # type: ignore[arg-type]
+        finally:
+            await backend.aclose()
+    wall = time.perf_counter() - wall_start
+    harness = wall - load - timed.seconds
+    n = results["run"]["items"]
+    print(f"items                 {n} ({len(results['scenarios'])} scenarios, "
+          f"{plan.spec['generation']['max_tokens']} max tokens)")
+    print(f"wall time             {wall:8.1f} s   (target for the default demo: < 600 s)")
+    print(f"items per second      {n / wall:8.3f}")
+    print(f"model load            {load:8.1f} s   ({100 * load / wall:.1f}% of wall)")
+    print(f"inside model calls    {timed.seconds:8.1f} s   ({100 * timed.seconds / wall:.1f}% of wall)")
+    print(f"harness overhead      {harness:8.2f} s   ({100 * harness / wall:.2f}% of wall; target < 5%)")
+    print(f"tokens                {results['run']['prompt_tokens']} prompt, "
+          f"{results['run']['completion_tokens']} completion")
+    print(f"overall score         {results['overall']['score']:.1f}  {results['overall']['ci']}")
+    sys.exit(0 if harness / wall < 0.05 else 1)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

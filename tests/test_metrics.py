@@ -1,0 +1,62 @@
+import random
+
+import pytest
+from rouge_score import rouge_scorer
+
+from climedbench import metrics
+from climedbench.embeddings import load_embedder
+
+
+def test_accuracy_is_exact_letter_or_exact_set():
+    assert metrics.accuracy("B", "B") == 1.0
+    assert metrics.accuracy("B", "C") == 0.0
+    assert metrics.accuracy(None, "C") == 0.0
+    assert metrics.accuracy("CA", "AC") == 1.0
+    assert metrics.accuracy("AC", "ACD") == 0.0
+
+
+@pytest.mark.parametrize("pred, gold, tau", [
+    ("ABCD", "ABCD", 1.0), ("DCBA", "ABCD", -1.0), ("ABDC", "ABCD", 2 / 3), ("BA", "AB", -1.0),
+    ("ABC", "ABCD", 0.0), ("ABCC", "ABCD", 0.0), (None, "ABCD", 0.0), ("ACBD", "ABDC", 1 / 3),
+])
+def test_kendall_tau(pred, gold, tau):
+    assert metrics.kendall_tau(pred, gold) == pytest.approx(tau)
+
+
+class _Tok:
+    def __init__(self, mode):
+        self.mode = mode
+
+    def tokenize(self, text):
+        return metrics.tokenize(text, self.mode)
+
+
+@pytest.mark.parametrize("mode", ["jieba", "char"])
+def test_rouge1_equals_rouge_score_with_the_same_tokenizer(mode):
+    scorer = rouge_scorer.RougeScorer(["rouge1"], tokenizer=_Tok(mode))
+    words = ["慢性病", "养老", "医养结合", "延续护理", "老年人", "护理模式", "糖尿病", "高血压", "社区", "干预",
+             "随机对照试验", "预后", "危险因素", "MRI", "肺癌", "中医药"]
+    rng = random.Random(7)
+    for _ in range(200):
+        pred = "；".join(rng.sample(words, rng.randint(1, 6)))
+        ref = "；".join(rng.sample(words, rng.randint(1, 6)))
+        assert metrics.rouge1_f(pred, ref, mode) == pytest.approx(scorer.score(ref, pred)["rouge1"].fmeasure)
+
+
+def test_rouge1_needs_a_tokenizer_for_chinese():
+    # The reason for an explicit tokenizer: rouge-score's default drops CJK and scores 0.
+    assert rouge_scorer.RougeScorer(["rouge1"]).score("慢性病 养老", "慢性病 养老")["rouge1"].fmeasure == 0.0
+    assert metrics.rouge1_f("慢性病；养老", "慢性病；养老") == 1.0
+    assert metrics.keywords_rouge1(["慢性病", "护理"], ["慢性病", "养老", "医养结合", "延续护理"], "char") > 0.4
+    assert metrics.keywords_rouge1(None, ["慢性病"]) == 0.0
+
+
+def test_similarity_with_the_bundled_e5_orders_meaning():
+    e5 = load_embedder("e5")
+    ref = "这并不合适，急性生殖道炎症是羊水穿刺的禁忌证，可能导致宫内感染。"
+    close = "不应进行羊水穿刺，因为孕妇存在急性生殖道炎症，穿刺有导致感染扩散的风险。"
+    far = "今天天气很好，我们去公园散步吧。"
+    sims = metrics.cosine_similarities(e5, [close, far, ref], [ref, ref, ref])
+    assert sims[2] == pytest.approx(1.0, abs=1e-5)
+    assert sims[0] > sims[1] + 0.05
+    assert all(-1 <= s <= 1.0001 for s in sims)
