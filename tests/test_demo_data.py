@@ -112,3 +112,18 @@ def test_gold_answers_score_full_marks_through_prompts_extraction_and_metrics(de
         if scored.score < target:
             failures.append((it.uid, scored.extracted, it.answer or it.keywords, round(scored.score, 3)))
     assert failures == []
+
+
+def test_data_card_matches_the_data():
+    """docs/DATA.md's generated tables are what scripts/data_card.py prints for the bundled data."""
+    import importlib.util
+
+    from .conftest import ROOT
+
+    spec = importlib.util.spec_from_file_location("data_card", ROOT / "scripts" / "data_card.py")
+    assert spec and spec.loader
+    card = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(card)
+    text = (ROOT / "docs" / "DATA.md").read_text("utf-8")
+    generated = text.split(card.BEGIN, 1)[1].split(card.END, 1)[0].strip()
+    assert generated == card.tables().strip(), "run: python scripts/data_card.py --write"
