@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +14,18 @@ from climedbench.taxonomy import Suite, load_suite
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).parent / "fixtures"
 OFFICIAL = FIXTURES / "official_examples.json"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Tests never read or fill the user's response cache (child processes inherit the variable)."""
+    old = os.environ.get("CLIMEDBENCH_CACHE")
+    os.environ["CLIMEDBENCH_CACHE"] = str(tmp_path_factory.mktemp("cache") / "responses.sqlite")
+    yield
+    if old is None:
+        os.environ.pop("CLIMEDBENCH_CACHE", None)
+    else:
+        os.environ["CLIMEDBENCH_CACHE"] = old
 
 
 @pytest.fixture(scope="session")

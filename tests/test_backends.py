@@ -56,6 +56,16 @@ def test_in_process_generation_is_deterministic_and_has_logprobs(local):
     assert local.fingerprint == {"backend": "llamacpp", "model": "qwen-test", "sha256": default_model.SHA256}
 
 
+def test_token_estimate_is_an_upper_bound_on_real_tokenization(local):
+    from climedbench.limits import estimate_prompt_tokens
+
+    for text in ("患者男，65岁，因“反复胸闷气促3年，加重1周”入院。查体：BP 150/90mmHg。" * 20,
+                 "A 65-year-old man presents with chest pain radiating to the left arm. " * 20):
+        msgs = [{"role": "user", "content": text}]
+        used = asyncio.run(local.chat(msgs, GenParams(max_tokens=1))).prompt_tokens
+        assert used is not None and estimate_prompt_tokens(msgs) >= used
+
+
 def test_in_process_context_overflow_is_a_recorded_failure(local):
     with pytest.raises(RequestFailed, match="more than the context of 2048"):
         asyncio.run(local.chat([{"role": "user", "content": "患者" * 3000}], GenParams(max_tokens=4)))

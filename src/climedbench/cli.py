@@ -120,6 +120,17 @@ def run(
     timeout: Annotated[float, typer.Option(help="Seconds per HTTP request.")] = 120.0,
     max_retries: Annotated[int, typer.Option(help="Retries of a failed HTTP request.")] = 5,
     max_concurrency: Annotated[int, typer.Option(help="HTTP requests in flight at once.")] = 8,
+    cache: Annotated[str | None, typer.Option(help="Response cache file (default: $CLIMEDBENCH_CACHE or the "
+                                                   "user cache folder).")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the response cache.")] = False,
+    rpm: Annotated[float | None, typer.Option(help="At most this many requests per minute.")] = None,
+    tpm: Annotated[float | None, typer.Option(help="At most this many tokens per minute (prompt estimated "
+                                                   "as one token per character, then corrected).")] = None,
+    price_in: Annotated[float, typer.Option(help="USD per million prompt tokens (for the cost in "
+                                                 "results.json).")] = 0.0,
+    price_out: Annotated[float, typer.Option(help="USD per million completion tokens.")] = 0.0,
+    max_cost: Annotated[float | None, typer.Option(help="Stop cleanly before the spend could exceed this "
+                                                        "many USD (needs --price-in/--price-out).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print results.json instead of the table.")] = False,
 ) -> None:
@@ -140,7 +151,10 @@ def run(
         scenarios=_csv(scenarios), limit=limit, seed=seed, shots=shots, cot=cot, mc_mode=mc_mode,  # type: ignore[arg-type]
         max_tokens=max_tokens, temperature=temperature, out=out_dir, skip_invalid=skip_invalid,
         item_prompts=item_prompts, log_prompts=log_prompts, tokenizer=tokenizer, embedder=embedder,  # type: ignore[arg-type]
+        cache=cache, no_cache=no_cache, rpm=rpm, tpm=tpm, price_in=price_in, price_out=price_out, max_cost=max_cost,
     )
+    if max_cost is not None and not (price_in or price_out):
+        raise ConfigError("--max-cost needs --price-in and/or --price-out (USD per million tokens)")
     plan = plan_run(opts)
     if plan.report.problems:
         err.print(f"[yellow]skipping {len(plan.report.problems)} invalid record(s) (--skip-invalid); "
@@ -167,7 +181,9 @@ def run(
     else:
         print_table(run_table(results, plan.suite))
     failed = results["run"]["failed"]
-    err.print(f"{results['run']['items']} items ({stats.resumed} resumed from {rundir.path}) in {wall:.0f}s"
+    cost = f", cost {results['run']['cost_usd_now']:.4f} USD" if "cost_usd_now" in results["run"] else ""
+    err.print(f"{results['run']['items']} items ({stats.resumed} resumed from {rundir.path}, "
+              f"{stats.cache_hits} from the cache{cost}) in {wall:.0f}s"
               + (f"; [red]{failed} request(s) failed[/red] — re-run the same command to retry them" if failed
                  else "") + f"\nRun directory: {rundir.path}")
     if opts.demo and opts.limit is None:
@@ -343,6 +359,47 @@ def score(
         print(json.dumps(results, ensure_ascii=False, indent=2))
     else:
         print_table(run_table(results, s))
+
+
+cache_app = typer.Typer(help="The response cache: `climedbench cache stats`, `climedbench cache clear`.",
+                        no_args_is_help=True)
+app.add_typer(cache_app, name="cache")
+
+
+def _open_cache(path: str | None) -> Any:
+    from climedbench.cache import ResponseCache, default_cache_path
+
+    return ResponseCache(path or default_cache_path())
+
+
+@cache_app.command("stats")
+def cache_stats(
+    cache: Annotated[str | None, typer.Option(help="Cache file (default: $CLIMEDBENCH_CACHE or the user "
+                                                   "cache folder).")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
+) -> None:
+    """Entries per model and the size of the cache file."""
+    c = _open_cache(cache)
+    st = c.stats()
+    c.close()
+    if json_out:
+        print(json.dumps(st, ensure_ascii=False, indent=2))
+        return
+    out.print(f"{st['path']}: {st['entries']} responses, {st['bytes'] / 1e6:.1f} MB", highlight=False)
+    for model, n in st["models"].items():
+        out.print(f"  {n:8d}  {model}", highlight=False)
+
+
+@cache_app.command("clear")
+def cache_clear(
+    cache: Annotated[str | None, typer.Option(help="Cache file.")] = None,
+    model: Annotated[str | None, typer.Option(help="Only this model's entries (as `cache stats` names it).")] = None,
+) -> None:
+    """Delete cached responses (all, or one model's)."""
+    c = _open_cache(cache)
+    n = c.clear(model)
+    c.close()
+    out.print(f"deleted {n} cached response(s)", highlight=False)
 
 
 def main() -> None:

@@ -459,7 +459,18 @@ def extract_order(response: str, options: str) -> Extraction:
 # Keywords and free text
 
 _KW_MARKER = re.compile(r"(?:关键词|关键字|key\s*words?)\s*(?:是|为|如下|包括|有)?\s*[:：]?", re.I)
-_KW_SPLIT = re.compile(r"[;；,，、|/\n]+")
+# Separators from strongest to weakest: a list written with '；' keeps 'PI3K/Akt' and 'db/db' whole.
+_KW_SEPARATORS = (r"[;；\n]+", r"[,，、|]+", r"[/]+|\s+")
+
+
+def split_keyword_list(text: str) -> list[str]:
+    """A keyword list split on the strongest separator it uses ('；' over '，、' over '/' and spaces)."""
+    for sep in _KW_SEPARATORS:
+        parts = [p.strip() for p in re.split(sep, text)]
+        parts = [p for p in parts if p]
+        if len(parts) > 1:
+            return parts
+    return [text.strip()] if text.strip() else []
 
 
 def _clean_keyword(k: str) -> str:
@@ -481,10 +492,7 @@ def extract_keywords(response: str) -> Extraction:
             parts = [_clean_keyword(x) for x in block.split("\n")]
         else:
             line = re.split(r"[。]|(?:理由|原因|解释|说明)\s*[:：]", line, maxsplit=1)[0]
-            parts = _KW_SPLIT.split(line)
-            if len(parts) == 1:  # no list punctuation: keywords separated by spaces
-                parts = line.split()
-            parts = [_clean_keyword(x) for x in parts]
+            parts = [_clean_keyword(x) for x in split_keyword_list(line)]
         words = [p for p in parts if p and len(p) <= 20]
         if words:
             return Extraction(words, "keyword_marker")

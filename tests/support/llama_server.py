@@ -38,6 +38,7 @@ def main() -> None:
     p.cpuparams.n_threads = 1
     p.cpuparams_batch.n_threads = 1
     p.verbosity = -1
+    p.cache_prompt = False  # deterministic answers whatever the request order (see models/llamacpp.py)
     p.hostnames = ["127.0.0.1"]
     p.port = 0
     if args.api_key:

@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from climedbench.data.schema import Item
-from climedbench.extract import extract_choice, extract_order
+from climedbench.extract import extract_choice, extract_order, split_keyword_list
 from climedbench.taxonomy import Scenario, Suite
 
 
@@ -151,16 +151,11 @@ def _as_text(value: Any, field: str) -> str:
     raise RecordError(field, f"expected text, got {type(value).__name__}")
 
 
-_KW_SEP = re.compile(r"[;；,，、|/\n]+|\s{1,}")
-
-
 def split_keywords(reference: Any) -> list[str]:
     """Keywords from a list, a separated string, or the official run-together string (kept whole)."""
     if isinstance(reference, list):
-        words = [str(w).strip() for w in reference]
-    else:
-        words = [w.strip() for w in _KW_SEP.split(str(reference))]
-    return [w for w in words if w]
+        return [w for w in (str(x).strip() for x in reference) if w]
+    return split_keyword_list(str(reference))
 
 
 def _letter_from(text: str, letters: str, field: str) -> str:

@@ -2,17 +2,22 @@
 
 Transient faults (timeouts, connection resets, 429 with Retry-After, 5xx, malformed or truncated
 bodies) are retried with exponential backoff and jitter; authentication errors stop the run at once.
+
+The HTTP client is aiohttp rather than httpx: with httpx (httpcore 1.0.9) the harness managed about
+350 requests/s at 64 connections on two cores — its pool bookkeeping grows with the number of
+connections (encode/httpcore#1035) — while aiohttp keeps up (benchmarks/harness_throughput.py).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-import httpx
+import aiohttp
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 from tenacity.wait import wait_exponential_jitter
 
@@ -36,8 +41,8 @@ class Retryable(Exception):
         self.reason, self.retry_after = reason, retry_after
 
 
-def _retry_after(resp: httpx.Response) -> float | None:
-    value = resp.headers.get("retry-after")
+def _retry_after(headers: Any) -> float | None:
+    value = headers.get("retry-after")
     if value is None:
         return None
     try:
@@ -55,13 +60,13 @@ def public_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
 
 
-def _error_text(resp: httpx.Response) -> str:
+def _error_text(body: bytes) -> str:
     try:
-        body = resp.json()
-        err = body.get("error", body) if isinstance(body, dict) else body
+        data = json.loads(body)
+        err = data.get("error", data) if isinstance(data, dict) else data
         msg = err.get("message", err) if isinstance(err, dict) else err
-    except (json.JSONDecodeError, ValueError):
-        msg = resp.text[:200]
+    except (json.JSONDecodeError, ValueError, UnicodeDecodeError):
+        msg = body[:200].decode("utf-8", "replace")
     return redact(str(msg))[:300]
 
 
@@ -81,33 +86,41 @@ class OpenAIBackend(Backend):
         if not self.model:
             raise ModelError("openai:NAME needs a model name, e.g. --model openai:qwen2.5-7b-instruct")
         self.base_url = self.base_url.rstrip("/")
-        headers = {"Content-Type": "application/json"}
+        self._headers = {"Content-Type": "application/json"}
         if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        limits = httpx.Limits(max_connections=max(1, self.max_concurrency),
-                              max_keepalive_connections=max(1, self.max_concurrency))
-        self._client = httpx.AsyncClient(
-            base_url=self.base_url, headers=headers, limits=limits,
-            timeout=httpx.Timeout(self.timeout, connect=min(10.0, self.timeout)),
-        )
+            self._headers["Authorization"] = f"Bearer {self.api_key}"
+        self._timeout = aiohttp.ClientTimeout(total=self.timeout, connect=min(10.0, self.timeout))
+        self._session: aiohttp.ClientSession | None = None
+        self._wait_backoff = wait_exponential_jitter(multiplier=self.backoff_initial, max=self.backoff_max,
+                                                     jitter=self.backoff_initial)
         self.fingerprint = {"backend": "openai", "model": self.model, "base_url": public_url(self.base_url)}
         self.retried = 0
+
+    @property
+    def session(self) -> aiohttp.ClientSession:
+        """One session per backend, created inside the running event loop."""
+        if self._session is None or self._session.closed:
+            connector = aiohttp.TCPConnector(limit=max(1, self.max_concurrency), ttl_dns_cache=300)
+            self._session = aiohttp.ClientSession(connector=connector, headers=self._headers,
+                                                  timeout=self._timeout, raise_for_status=False)
+        return self._session
 
     async def check(self) -> None:
         """Fail fast on an unreachable server, a wrong key or an unknown model (GET /models)."""
         where = public_url(self.base_url)
         try:
-            resp = await self._client.get("/models")
-        except httpx.TimeoutException as e:
+            async with self.session.get(self.base_url + "/models") as resp:
+                status, body = resp.status, await resp.read()
+        except TimeoutError as e:
             raise ModelError(f"server at {where} did not answer within {self.timeout:g}s") from e
-        except httpx.TransportError as e:
+        except aiohttp.ClientError as e:
             raise ModelError(f"cannot reach server at {where}: {redact(str(e)) or type(e).__name__}") from e
-        if resp.status_code in (401, 403):
-            raise AuthError(f"server at {where} rejected the API key (HTTP {resp.status_code}: "
-                            f"{_error_text(resp)}); check the variable named by --api-key-env")
-        if resp.status_code == 200:
+        if status in (401, 403):
+            raise AuthError(f"server at {where} rejected the API key (HTTP {status}: "
+                            f"{_error_text(body)}); check the variable named by --api-key-env")
+        if status == 200:
             try:
-                ids = [m.get("id") for m in resp.json().get("data", [])]
+                ids = [m.get("id") for m in json.loads(body).get("data", [])]
             except (ValueError, AttributeError):
                 ids = []
             # Servers that serve one model under any name (llama.cpp, some proxies) are not refused.
@@ -132,45 +145,49 @@ class OpenAIBackend(Backend):
             body["top_logprobs"] = params.top_logprobs
         return body
 
-    async def _once(self, body: dict[str, Any]) -> tuple[dict[str, Any], float]:
+    async def _once(self, body: bytes) -> tuple[dict[str, Any], float]:
         start = time.perf_counter()
         try:
-            resp = await self._client.post("/chat/completions", json=body)
-        except httpx.TimeoutException as e:
+            async with self.session.post(self.base_url + "/chat/completions", data=body) as resp:
+                status, headers = resp.status, resp.headers
+                raw = await resp.read()
+        except TimeoutError as e:
             raise Retryable(f"timeout after {self.timeout:g}s") from e
-        except httpx.TransportError as e:
+        except (aiohttp.ClientError, ConnectionError) as e:  # resets, refused, truncated payloads
             raise Retryable(f"connection error: {redact(str(e)) or type(e).__name__}") from e
         latency = time.perf_counter() - start
-        status = resp.status_code
         if status in (401, 403):
             raise AuthError(f"server at {public_url(self.base_url)} rejected the API key "
-                            f"(HTTP {status}: {_error_text(resp)})")
+                            f"(HTTP {status}: {_error_text(raw)})")
         if status == 429:
-            raise Retryable(f"rate limited (HTTP 429: {_error_text(resp)})", _retry_after(resp))
+            raise Retryable(f"rate limited (HTTP 429: {_error_text(raw)})", _retry_after(headers))
         if status >= 500:
-            raise Retryable(f"server error HTTP {status}: {_error_text(resp)}", _retry_after(resp))
+            raise Retryable(f"server error HTTP {status}: {_error_text(raw)}", _retry_after(headers))
         if status == 404:
             raise ModelError(f"server at {public_url(self.base_url)} answered 404 for /chat/completions "
-                             f"(model {self.model!r} unknown or wrong --base-url): {_error_text(resp)}")
+                             f"(model {self.model!r} unknown or wrong --base-url): {_error_text(raw)}")
         if status >= 400:
-            raise RequestFailed(f"HTTP {status}: {_error_text(resp)}")
+            raise RequestFailed(f"HTTP {status}: {_error_text(raw)}")
         try:
-            data = resp.json()
+            data = json.loads(raw)
             choice = data["choices"][0]
-            choice["message"]["content"]
+            _ = choice["message"]["content"]  # a body without it is malformed
         except (json.JSONDecodeError, ValueError, KeyError, IndexError, TypeError) as e:
-            raise Retryable(f"malformed response body ({type(e).__name__}: {resp.text[:80]!r})") from e
+            raise Retryable(f"malformed response body ({type(e).__name__}: {raw[:80]!r})") from e
         return data, latency
 
     def _wait(self, state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome else None
-        backoff = wait_exponential_jitter(initial=self.backoff_initial, max=self.backoff_max)(state)
         if isinstance(exc, Retryable) and exc.retry_after is not None:
             return min(max(exc.retry_after, 0.0), self.backoff_max * 4)
-        return float(backoff)
+        return float(self._wait_backoff(state))
+
+    def request_body(self, messages: list[Message], params: GenParams) -> bytes:
+        """The exact bytes POSTed for a request."""
+        return json.dumps(self._payload(messages, params), ensure_ascii=False, separators=(",", ":")).encode()
 
     async def chat(self, messages: list[Message], params: GenParams) -> Completion:
-        body = self._payload(messages, params)
+        body = self.request_body(messages, params)
         attempts = 0
         try:
             async for attempt in AsyncRetrying(
@@ -200,4 +217,6 @@ class OpenAIBackend(Backend):
         )
 
     async def aclose(self) -> None:
-        await self._client.aclose()
+        if self._session is not None and not self._session.closed:
+            await self._session.close()
+            await asyncio.sleep(0)  # let the connector close its sockets

@@ -63,7 +63,7 @@ def comparison_table(by_model: Mapping[str, Mapping[str, Any]], suite: Suite, wi
                      title: str | None = None) -> Table:
     """Models as columns; scenarios, then dimensions, then overall as rows."""
     table = Table(title=title or suite.title, title_justify="left")
-    table.add_column("", style="bold")
+    table.add_column("", style="bold", no_wrap=True)
     table.add_column("Metric")
     for model in by_model:
         table.add_column(model, justify="right")
@@ -82,8 +82,9 @@ def comparison_table(by_model: Mapping[str, Mapping[str, Any]], suite: Suite, wi
 
 
 def print_table(table: Table, console: Console | None = None) -> None:
-    """Print to stdout, wide enough not to wrap scores."""
-    (console or Console(width=max(120, Console().width))).print(table)
+    """Print to stdout, wide enough not to wrap scores (a pipe gets the full width too)."""
+    needed = 30 + 16 * len(table.columns)
+    (console or Console(width=max(120, needed, Console().width))).print(table)
 
 
 def read_published_csv(path: str | Path, suite: Suite) -> dict[str, dict[str, Any]]:
