@@ -46,7 +46,7 @@ async def main() -> None:
     args = ap.parse_args()
     wall_start = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
-        opts = RunOptions(limit=args.limit, max_tokens=args.max_tokens, out=str(Path(tmp) / "run"),
+        opts = RunOptions(limit=args.limit, max_tokens=args.max_tokens, out=str(Path(tmp) / "run"), no_cache=True,
                           scenarios=args.scenarios.split(",") if args.scenarios else None)
         plan = plan_run(opts)
         load_start = time.perf_counter()

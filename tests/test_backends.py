@@ -53,7 +53,8 @@ def test_in_process_generation_is_deterministic_and_has_logprobs(local):
     assert a.first_token_logprobs and len(a.first_token_logprobs) >= 5
     got = letter_from_logprobs(a.first_token_logprobs, "ABCD")
     assert got.answer in "ABCD" and got.method == "logprob"
-    assert local.fingerprint == {"backend": "llamacpp", "model": "qwen-test", "sha256": default_model.SHA256}
+    assert local.fingerprint["sha256"] == default_model.SHA256 and local.fingerprint["model"] == "qwen-test"
+    assert local.fingerprint["engine"].startswith("xllamacpp 20") and local.fingerprint["prefix_cache"] is False
 
 
 def test_token_estimate_is_an_upper_bound_on_real_tokenization(local):

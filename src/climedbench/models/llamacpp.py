@@ -94,10 +94,13 @@ class LlamaCppBackend(Backend):
         # A thread lock, not an asyncio one: the model is shared by whatever event loop calls it.
         self._lock = threading.Lock()
         self.max_concurrency = 1
+        # The engine version and the prefix-cache setting change outputs, so they are part of the identity.
         self.fingerprint = {
             "backend": "llamacpp",
             "model": self.label or self.path.stem,
             "sha256": digest,
+            "engine": f"xllamacpp {getattr(xlc, '__version__', '?')}",
+            "prefix_cache": False,
         }
 
     def _request(self, messages: list[Message], params: GenParams) -> dict[str, Any]:
