@@ -32,7 +32,8 @@ def make_items(path: Path, n: int) -> None:
     """n distinct BKT-style items (five options, realistic length)."""
     with path.open("w", encoding="utf-8") as fh:
         for i in range(n):
-            stem = f"患者{i}号，男，{20 + i % 60}岁，因反复上腹痛{i % 12 + 1}年、加重{i % 7 + 1}天入院。查体：剑突下压痛。"
+            stem = (f"患者{i}号，男，{20 + i % 60}岁，因反复上腹痛{i % 12 + 1}年、加重{i % 7 + 1}天入院。"
+                    "查体：剑突下压痛。")
             opts = "\n".join(f"{x}. 选项{x}{i}：治疗方案{(i * 7 + k) % 97}" for k, x in enumerate("ABCDE"))
             fh.write(json.dumps({"id": f"q{i}", "scenario": "BKT", "input": f"## 问题: {stem}最可能的诊断是\n"
                                  f"## 选项: {opts}", "reference": "ABCDE"[i % 5]}, ensure_ascii=False) + "\n")

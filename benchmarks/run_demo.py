@@ -23,13 +23,13 @@ from climedbench.runner import RunOptions, plan_run, run_plan
 class TimedBackend:
     """Wraps a backend and adds up the wall time spent inside its calls."""
 
-    def __init__(self, inner):  # noqa: ANN001
+    def __init__(self, inner):
         self.inner, self.seconds, self.calls = inner, 0.0, 0
 
-    def __getattr__(self, name):  # noqa: ANN001, ANN204
+    def __getattr__(self, name):
         return getattr(self.inner, name)
 
-    async def chat(self, messages, params):  # noqa: ANN001, ANN201
+    async def chat(self, messages, params):
         start = time.perf_counter()
         try:
             return await self.inner.chat(messages, params)
@@ -54,7 +54,7 @@ async def main() -> None:
         load = time.perf_counter() - load_start
         timed = TimedBackend(backend)
         try:
-            _, results, stats = await run_plan(plan, backend=timed)  # type: ignore[arg-type]
+            _, results, _ = await run_plan(plan, backend=timed)  # type: ignore[arg-type]
         finally:
             await backend.aclose()
     wall = time.perf_counter() - wall_start

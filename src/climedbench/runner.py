@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from climedbench import __version__
 from climedbench.aggregate import aggregate, scores_by_scenario
@@ -272,6 +272,14 @@ class RunStats:
     stopped: str | None = None
 
 
+class Request(Protocol):
+    """What the engine needs of a request: its parameters and, when asked, its messages."""
+
+    params: GenParams
+
+    def messages(self, suite: Suite) -> list[Message]: ...
+
+
 @dataclass
 class Engine:
     """Everything between a task and its sample: cache, rate limits, budget, backend."""
@@ -283,7 +291,7 @@ class Engine:
     budget: Budget
     stats: RunStats
 
-    async def answer(self, task: Task) -> tuple[list[Message], str, Completion | None, str | None] | None:
+    async def answer(self, task: Request) -> tuple[list[Message], str, Completion | None, str | None] | None:
         """Messages, request key, completion or error; None when the budget stops the run."""
         messages = task.messages(self.suite)
         key = request_key(self.backend.fingerprint, messages, task.params)

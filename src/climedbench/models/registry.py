@@ -13,7 +13,8 @@ from climedbench.secrets import api_key_from_env
 DEFAULT_SPEC = "default"
 SPEC_HELP = (
     "'default' (embedded Qwen2.5-Coder-0.5B-Instruct Q4_K_M, in-process), 'gguf:PATH' (any GGUF file, "
-    "in-process), or 'openai:NAME' (an OpenAI-compatible server at --base-url)"
+    "in-process), or 'openai:NAME' (an OpenAI-compatible server at --base-url; 'openai:NAME@URL' names the "
+    "server per model)"
 )
 
 
@@ -52,7 +53,10 @@ async def open_backend(spec: str, opts: ModelOptions) -> Backend:
     if kind == "openai":
         from climedbench.models.openai_compat import OpenAIBackend
 
-        base = opts.base_url or os.environ.get("OPENAI_BASE_URL")
+        # 'openai:NAME@URL' names the server per model (vLLM serves one model per server; mps uses several).
+        name, at, url = rest.rpartition("@") if "@http" in rest else (rest, "", "")
+        rest = name if at else rest
+        base = url or opts.base_url or os.environ.get("OPENAI_BASE_URL")
         if not base:
             raise ConfigError("openai:NAME needs --base-url (e.g. http://127.0.0.1:8000/v1 for vLLM, "
                               "http://127.0.0.1:11434/v1 for Ollama) or $OPENAI_BASE_URL")

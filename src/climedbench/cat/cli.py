@@ -1,0 +1,162 @@
+"""``climedbench cat``: simulation studies of the computerized adaptive test."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from climedbench.cat.engine import EXPOSURES, SELECTIONS
+from climedbench.cat.simulation import METRIC_KEYS, simulate
+from climedbench.errors import ClimedError, ConfigError
+
+app = typer.Typer(help="Computerized adaptive testing (IRT 3PL, Fisher/KL selection, exposure control).",
+                  add_completion=False, invoke_without_command=True)
+
+
+@app.callback(epilog="""
+Examples:
+
+  climedbench cat --model openai:qwen2.5-7b --base-url http://127.0.0.1:8000/v1 --bank bank.json \\
+      --item-map matrix.items.csv --data ~/climedbench-data/ --max-items 243 --out runs/cat-qwen7b
+
+  climedbench cat simulate --items 5000 --examinees 500 --test-length 243 --seed 1 --json
+
+  climedbench cat compare runs/full-* runs/cat-*
+""")
+def _main(
+    ctx: typer.Context,
+    model: Annotated[str | None, typer.Option(help="The model to test adaptively (as in `climedbench run`).")] = None,
+    bank: Annotated[Path | None, typer.Option(help="BANK.json from `climedbench irt fit`.")] = None,
+    item_map: Annotated[Path | None, typer.Option("--item-map", help="MATRIX.items.csv: scenario, metric and "
+                                                                     "binarisation threshold per item.")] = None,
+    data: Annotated[str | None, typer.Option(help="The items the bank was calibrated on (default: demo).")] = None,
+    max_items: Annotated[int, typer.Option("--max-items", help="Stop after this many items.")] = 243,
+    se_target: Annotated[float | None, typer.Option("--se-target", help="Stop early once SE(θ) ≤ this.")] = None,
+    selection: Annotated[str, typer.Option(help="fisher (maximum information) or kl.")] = "fisher",
+    exposure: Annotated[str, typer.Option(help="none, randomesque or sympson-hetter.")] = "randomesque",
+    content: Annotated[str, typer.Option(help="Content balancing: bank (full-benchmark shares), equal, none.")
+                       ] = "bank",
+    seed: Annotated[int, typer.Option(help="Seed of every choice (item selection, generation).")] = 0,
+    max_tokens: Annotated[int, typer.Option(help="Maximum completion tokens per answer.")] = 512,
+    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible server URL.")] = None,
+    api_key_env: Annotated[str, typer.Option(help="Environment variable holding the API key.")] = "OPENAI_API_KEY",
+    timeout: Annotated[float, typer.Option(help="Seconds per HTTP request.")] = 120.0,
+    max_retries: Annotated[int, typer.Option(help="Retries of a failed HTTP request.")] = 5,
+    cache: Annotated[str | None, typer.Option(help="Response cache file.")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use the response cache.")] = False,
+    out: Annotated[str | None, typer.Option(help="Run directory (default: runs/<time>-cat-<model>).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print results.json.")] = False,
+) -> None:
+    """Adaptive testing: `climedbench cat --model SPEC --bank BANK.json` tests a model on a few hundred
+    items chosen by Fisher information and predicts its full-benchmark scores; `cat simulate` validates the
+    method; `cat compare` puts full and adaptive runs side by side."""
+    if ctx.invoked_subcommand is not None:
+        return
+    if model is None or bank is None:
+        typer.echo(ctx.get_help())
+        raise typer.Exit(0 if model is None and bank is None else 2)
+    import asyncio
+
+    from climedbench.cat.adaptive import CatOptions, run_cat
+    from climedbench.cat.engine import CATConfig
+    from climedbench.models.registry import ModelOptions
+
+    if exposure not in EXPOSURES:
+        raise ConfigError(f"--exposure must be one of {', '.join(EXPOSURES)}, got {exposure!r}")
+    if selection not in SELECTIONS:
+        raise ConfigError(f"--selection must be one of {', '.join(SELECTIONS)}, got {selection!r}")
+    config = CATConfig(max_items=max_items, se_target=se_target, selection=selection,  # type: ignore[arg-type]
+                       exposure=exposure, content=content)  # type: ignore[arg-type]
+    config.validate()
+    opts = CatOptions(bank=str(bank), model=model, data=data, item_map=str(item_map) if item_map else None,
+                      config=config, seed=seed, max_tokens=max_tokens, out=out, cache=cache, no_cache=no_cache,
+                      model_options=ModelOptions(base_url=base_url, api_key_env=api_key_env, timeout=timeout,
+                                                 max_retries=max_retries))
+    rundir, results = asyncio.run(run_cat(opts))
+    if as_json:
+        typer.echo(json.dumps(results, ensure_ascii=False, indent=2))
+        return
+    o = results["overall"]
+    typer.echo(f"{results['model']}: θ = {results['theta']:.3f} ± {results['se']:.3f} after {results['n_items']} "
+               f"items; predicted overall {o['score']:.1f} [{o['ci'][0]:.1f}, {o['ci'][1]:.1f}]")
+    for code, fig in results["scenarios"].items():
+        typer.echo(f"  {code:5s} {fig['score']:6.1f} [{fig['ci'][0]:.1f}, {fig['ci'][1]:.1f}]")
+    typer.echo(f"Run directory: {rundir.path}")
+
+
+@app.command("compare")
+def compare_cmd(
+    runs: Annotated[list[Path], typer.Argument(help="Full and adaptive run directories (matched by model).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
+) -> None:
+    """Full-benchmark vs adaptive results for the same models: errors, interval coverage, Spearman."""
+    from climedbench.cat.adaptive import compare_runs
+
+    report = compare_runs(runs)
+    if as_json:
+        typer.echo(json.dumps(report, ensure_ascii=False, indent=2))
+        return
+    for r in report["models"]:
+        typer.echo(f"{r['model']:40s} full {r['full']:6.1f}  adaptive {r['adaptive']:6.1f} "
+                   f"[{r['ci'][0]:.1f}, {r['ci'][1]:.1f}]  error {r['error']:+.1f}"
+                   f"{'' if r['covered'] else '  (outside the interval)'}  ({r['items_asked']} items)")
+    typer.echo(f"mean absolute error {report['mean_abs_error']:.2f}; coverage {report['coverage']:.0%}"
+               + (f"; Spearman {report['spearman']:.3f}" if "spearman" in report else ""))
+
+
+_DESCRIPTIONS = {
+    "theta_bias": "mean of θ̂ − θ",
+    "theta_rmse": "root mean square of θ̂ − θ",
+    "se_mean": "mean reported SE (posterior SD)",
+    "se_empirical": "SD of θ̂ − θ",
+    "exposure_max": "largest share of simulees given one item",
+    "overlap": "mean share of items two simulees share",
+    "spearman": "rank correlation of θ̂ with θ",
+    "p_exact_order": "share of replications ranking the paper's 7 models exactly",
+    "seconds": "wall time of the study",
+}
+
+
+@app.command("simulate")
+def simulate_cmd(
+    items: Annotated[int, typer.Option(
+        "--items", help="Items in the simulated bank (14 CliMedBench scenarios, official shares).")] = 5000,
+    examinees: Annotated[int, typer.Option("--examinees", help="Fresh simulees taking the CAT.")] = 500,
+    test_length: Annotated[int, typer.Option("--test-length", help="Items per adaptive test.")] = 243,
+    seed: Annotated[int, typer.Option(help="Seed of the whole study.")] = 0,
+    exposure: Annotated[str, typer.Option(help="none, randomesque or sympson-hetter.")] = "none",
+    selection: Annotated[str, typer.Option(help="fisher (maximum information) or kl.")] = "fisher",
+    calibration: Annotated[int, typer.Option(
+        "--calibration", help="Examinees in the simulated calibration sample (0 = true parameters).")] = 1000,
+    content: Annotated[str, typer.Option(help="Content balancing: bank (full-benchmark shares), equal, none.")
+                       ] = "bank",
+    se_target: Annotated[float | None, typer.Option("--se-target", help="Stop early once SE ≤ this.")] = None,
+    replications: Annotated[int, typer.Option(
+        "--replications", help="Replications of the paper's 7-model panel (for p_exact_order).")] = 50,
+    as_json: Annotated[bool, typer.Option("--json", help="Print exactly the metrics dict as JSON.")] = False,
+) -> None:
+    """Simulate calibration + adaptive testing and report θ recovery, exposure and ranking metrics."""
+    try:
+        if exposure not in EXPOSURES:
+            raise ConfigError(f"--exposure must be one of {', '.join(EXPOSURES)}, got {exposure!r}")
+        if selection not in SELECTIONS:
+            raise ConfigError(f"--selection must be one of {', '.join(SELECTIONS)}, got {selection!r}")
+        if calibration < 0 or replications < 0:
+            raise ConfigError("--calibration and --replications must be >= 0")
+        metrics = simulate(items, examinees, test_length, seed, n_calibration=calibration, exposure=exposure,
+                           selection=selection, content=content, se_target=se_target,
+                           panel_replications=replications)
+    except ClimedError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(code=exc.exit_code) from None
+    if as_json:
+        typer.echo(json.dumps({k: metrics[k] for k in METRIC_KEYS}))
+        return
+    typer.echo(f"CAT simulation: bank {items} items, {examinees} simulees, test length {test_length}, "
+               f"selection {selection}, exposure {exposure}, "
+               + ("true parameters" if calibration == 0 else f"calibrated on {calibration} examinees"))
+    for key in METRIC_KEYS:
+        typer.echo(f"  {key:<14} {metrics[key]:>9.4f}   {_DESCRIPTIONS[key]}")

@@ -1,0 +1,378 @@
+"""The vectorised adaptive-testing engine: item selection, exposure control, content balancing, EAP updates.
+
+One engine serves both a single live examinee (:class:`climedbench.cat.session.CATSession`) and thousands of
+simulees at once (:func:`climedbench.cat.simulation.run_cat`): the state holds one row per examinee.
+
+Each step, for every examinee still testing:
+
+1. *Content balancing* picks the scenario whose count lags its target share the most
+   (deficit = share × (items so far + 1) − count; Kingsbury & Zara 1989).
+2. *Candidates*: the top items of that scenario at the grid node nearest θ̂ come from a precomputed table;
+   they are re-ranked by the exact criterion at θ̂ (Fisher information, or Chang & Ying's KL index over
+   θ̂ ± 3/√n), unavailable items removed. If a row runs out of table candidates, its whole scenario pool is
+   ranked instead, so the table only ever saves time.
+3. *Exposure control*: ``none`` takes the best; ``randomesque`` a uniformly random one of the best n;
+   ``sympson-hetter`` walks down the ranking and administers an item with probability k_i (items passed over
+   are blocked for that examinee, as in Sympson & Hetter 1985).
+4. After the answer the log-posterior on a fixed grid is updated and θ̂ = posterior mean, SE = posterior SD.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import stats
+
+from climedbench.errors import ConfigError
+from climedbench.irt.bank import ItemBank
+from climedbench.irt.model import information, kl_divergence, log_prob
+
+F64 = NDArray[np.float64]
+I64 = NDArray[np.int64]
+
+SELECTIONS = ("fisher", "kl")
+EXPOSURES = ("none", "randomesque", "sympson-hetter")
+
+_GL_X, _GL_W = np.polynomial.legendre.leggauss(8)
+
+
+@dataclass
+class CATConfig:
+    """Settings of an adaptive test (all seeded behaviour comes from the Generator given to the engine)."""
+
+    max_items: int = 243
+    min_items: int = 1
+    se_target: float | None = None
+    selection: Literal["fisher", "kl"] = "fisher"
+    exposure: Literal["none", "randomesque", "sympson-hetter"] = "none"
+    randomesque_n: int = 5
+    sh_parameters: F64 | None = None
+    content: str | Mapping[str, float] = "bank"
+    min_per_scenario: int = 1
+    prior_mean: float = 0.0
+    prior_sd: float = 1.0
+    grid_size: int = 321
+    grid_halfwidth: float = 6.0
+    exclude_flagged: bool = False
+    level: float = 0.95
+
+    def validate(self) -> None:
+        """Raise ConfigError for inconsistent settings."""
+        if self.max_items < 1:
+            raise ConfigError("max_items must be >= 1")
+        if not 1 <= self.min_items <= self.max_items:
+            raise ConfigError("min_items must be between 1 and max_items")
+        if self.se_target is not None and self.se_target <= 0:
+            raise ConfigError("se_target must be > 0")
+        if self.selection not in SELECTIONS:
+            raise ConfigError(f"unknown selection {self.selection!r}: choose {' or '.join(SELECTIONS)}")
+        if self.exposure not in EXPOSURES:
+            raise ConfigError(f"unknown exposure control {self.exposure!r}: choose one of "
+                              f"{', '.join(EXPOSURES)}")
+        if self.randomesque_n < 1:
+            raise ConfigError("randomesque_n must be >= 1")
+        if self.prior_sd <= 0:
+            raise ConfigError("prior_sd must be > 0")
+        if not 0 < self.level < 1:
+            raise ConfigError("level must be between 0 and 1")
+        if isinstance(self.content, str) and self.content not in ("bank", "equal", "none"):
+            raise ConfigError(f"unknown content balancing {self.content!r}: choose bank, equal, none or a "
+                              "mapping")
+
+
+@dataclass
+class CATState:
+    """Per-examinee arrays of a batch of adaptive tests (row = examinee)."""
+
+    logpost: F64
+    theta: F64
+    se: F64
+    n_admin: I64
+    used: NDArray[np.bool_]
+    items: I64
+    responses: F64
+    info: F64
+    theta_after: F64
+    se_after: F64
+    counts: I64
+    avail: I64
+    active: NDArray[np.bool_]
+    sh_selected: I64 = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+
+class CATEngine:
+    """Precomputed tables and vectorised steps of an adaptive test over one item bank."""
+
+    def __init__(self, bank: ItemBank, config: CATConfig | None = None) -> None:
+        cfg = config or CATConfig()
+        cfg.validate()
+        self.bank = bank
+        self.cfg = cfg
+        self.grid = cfg.prior_mean + cfg.prior_sd * np.linspace(-cfg.grid_halfwidth, cfg.grid_halfwidth,
+                                                                cfg.grid_size)
+        self.step = float(self.grid[1] - self.grid[0])
+        self.log_prior = stats.norm.logpdf(self.grid, cfg.prior_mean, cfg.prior_sd)
+        j = bank.n_items
+        eligible = np.ones(j, dtype=bool)
+        if cfg.exclude_flagged:
+            eligible &= ~bank.flagged()
+        if not eligible.any():
+            raise ConfigError("no eligible items in the bank")
+        self.eligible = eligible
+        if cfg.content == "none":
+            self.scenarios, self.scen_idx = ["all"], np.zeros(j, dtype=np.int64)
+        else:
+            self.scenarios, self.scen_idx = bank.scenario_labels()
+        n_s = len(self.scenarios)
+        self.pool_sizes = np.bincount(self.scen_idx[eligible], minlength=n_s)
+        self.targets = self._target_shares()
+        if cfg.exposure == "sympson-hetter":
+            if cfg.sh_parameters is None:
+                raise ConfigError("Sympson–Hetter needs exposure parameters (see sympson_hetter_parameters)")
+            k = np.asarray(cfg.sh_parameters, dtype=np.float64)
+            if k.shape != (j,) or np.any((k < 0) | (k > 1)):
+                raise ConfigError("Sympson–Hetter parameters must be one probability in [0, 1] per bank item")
+            self.sh_k = k
+        else:
+            self.sh_k = np.ones(j)
+        self.pools = [np.flatnonzero(eligible & (self.scen_idx == s)) for s in range(n_s)]
+        quota = np.ceil(self.targets * cfg.max_items).astype(int) + 2
+        extra = cfg.max_items if cfg.exposure == "sympson-hetter" else 0
+        self.k_cand = int(min(max(self.pool_sizes.max(), 1),
+                              quota.max() + cfg.randomesque_n + 16 + extra))
+        self._fisher_table: tuple[I64, F64] | None = None
+        self._kl_tables: dict[tuple[int, int], I64] = {}
+        self._kl_nodes = np.arange(0, self.grid.size, 3)
+
+    # ----------------------------------------------------------------------------------------- set-up
+    def _target_shares(self) -> F64:
+        """Target share of each scenario, raised so each gets at least ``min_per_scenario`` items."""
+        cfg = self.cfg
+        n_s = len(self.scenarios)
+        if isinstance(cfg.content, Mapping):
+            unknown = sorted(set(cfg.content) - set(self.scenarios))
+            if unknown:
+                raise ConfigError(f"content shares name unknown scenarios: {', '.join(unknown)}")
+            t = np.array([float(cfg.content.get(s, 0.0)) for s in self.scenarios])
+            if np.any(t < 0) or t.sum() <= 0:
+                raise ConfigError("content shares must be >= 0 with a positive sum")
+        elif cfg.content == "equal":
+            t = np.ones(n_s)
+        else:  # the bank's own shares (the full benchmark's composition)
+            t = np.bincount(self.scen_idx, minlength=n_s).astype(np.float64)
+        t = np.where(self.pool_sizes > 0, t, 0.0)
+        t = t / t.sum()
+        floor = cfg.min_per_scenario / cfg.max_items
+        has = self.pool_sizes > 0
+        if cfg.min_per_scenario > 0 and floor * has.sum() < 1.0:
+            for _ in range(5):
+                low = has & (t < floor)
+                if not low.any():
+                    break
+                rest = has & ~low
+                t = np.where(low, floor, t)
+                t[rest] *= (1.0 - floor * low.sum()) / t[rest].sum()
+        return t
+
+    def _fisher(self) -> tuple[I64, F64]:
+        """Per grid node and scenario: the top candidates by Fisher information (padded with −1)."""
+        if self._fisher_table is None:
+            self._fisher_table = self._build_table(self.grid, information)
+        return self._fisher_table
+
+    def _build_table(self, nodes: F64, crit_fn: object) -> tuple[I64, F64]:
+        """Rank each scenario pool at each node by a criterion; keep the top ``k_cand``."""
+        n_s, k = len(self.scenarios), self.k_cand
+        table = np.full((nodes.size, n_s, k), -1, dtype=np.int64)
+        values = np.full((nodes.size, n_s, k), -np.inf)
+        b = self.bank
+        for s, pool in enumerate(self.pools):
+            if pool.size == 0:
+                continue
+            kk = min(k, pool.size)
+            for start in range(0, nodes.size, 64):
+                th = nodes[start:start + 64, None]
+                crit = crit_fn(th, b.a[pool], b.b[pool], b.c[pool])  # type: ignore[operator]
+                if kk < pool.size:
+                    part = np.argpartition(-crit, kk - 1, axis=1)[:, :kk]
+                else:
+                    part = np.broadcast_to(np.arange(pool.size), (crit.shape[0], pool.size))
+                vals = np.take_along_axis(crit, part, axis=1)
+                order = np.argsort(-vals, axis=1, kind="stable")
+                table[start:start + 64, s, :kk] = pool[np.take_along_axis(part, order, axis=1)]
+                values[start:start + 64, s, :kk] = np.take_along_axis(vals, order, axis=1)
+        return table, values
+
+    def _kl_candidates(self, node: int, bucket: int) -> I64:
+        """Candidate table (scenarios × k) for the KL index at a coarse node and interval bucket (cached)."""
+        key = (node, bucket)
+        if key not in self._kl_tables:
+            delta = 3.0 / math.sqrt(2.0 ** bucket)
+            th0 = np.array([self.grid[node]])
+            table, _ = self._build_table(th0, lambda th, a, b, c: _kl_index(th, delta, a, b, c))
+            self._kl_tables[key] = table[0]
+        return self._kl_tables[key]
+
+    # ----------------------------------------------------------------------------------------- state
+    def new_state(self, n: int) -> CATState:
+        """Fresh state for ``n`` examinees at the prior."""
+        cfg = self.cfg
+        L = cfg.max_items
+        n_s = len(self.scenarios)
+        lp = np.broadcast_to(self.log_prior, (n, self.grid.size)).copy()
+        return CATState(
+            logpost=lp, theta=np.full(n, cfg.prior_mean), se=np.full(n, cfg.prior_sd),
+            n_admin=np.zeros(n, dtype=np.int64), used=np.zeros((n, self.bank.n_items), dtype=bool),
+            items=np.full((n, L), -1, dtype=np.int64), responses=np.full((n, L), np.nan),
+            info=np.full((n, L), np.nan), theta_after=np.full((n, L), np.nan),
+            se_after=np.full((n, L), np.nan),
+            counts=np.zeros((n, n_s), dtype=np.int64),
+            avail=np.broadcast_to(self.pool_sizes, (n, n_s)).copy(), active=np.ones(n, dtype=bool),
+            sh_selected=np.zeros(self.bank.n_items, dtype=np.int64))
+
+    # ----------------------------------------------------------------------------------------- selection
+    def _criterion(self, theta: F64, n_admin: I64, items: I64) -> F64:
+        """Exact selection criterion of candidate items (R × K) at each row's θ̂ (−inf for padding)."""
+        safe = np.maximum(items, 0)
+        b = self.bank
+        th = theta[:, None]
+        if self.cfg.selection == "fisher":
+            val = information(th, b.a[safe], b.b[safe], b.c[safe])
+        else:
+            delta = 3.0 / np.sqrt(np.maximum(n_admin, 1))[:, None]
+            val = _kl_index(th, delta, b.a[safe], b.b[safe], b.c[safe])
+        return np.where(items >= 0, val, -np.inf)
+
+    def next_scenarios(self, st: CATState, rows: I64) -> I64:
+        """Scenario to draw from next for each row (largest deficit against the target shares)."""
+        deficit = self.targets[None, :] * (st.n_admin[rows, None] + 1) - st.counts[rows]
+        deficit = deficit + 1e-9 * self.targets[None, :]
+        deficit = np.where(st.avail[rows] > 0, deficit, -np.inf)
+        return np.argmax(deficit, axis=1)
+
+    def select(self, st: CATState, rows: I64, rng: np.random.Generator) -> tuple[I64, F64]:
+        """Choose the next item for each row; returns (item index, its criterion value at θ̂)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        scen = self.next_scenarios(st, rows)
+        theta = st.theta[rows]
+        node = np.clip(np.rint((theta - self.grid[0]) / self.step).astype(np.int64), 0, self.grid.size - 1)
+        if self.cfg.selection == "fisher":
+            table, _ = self._fisher()
+            cand = table[node, scen]
+        else:
+            kl_node = self._kl_nodes[np.clip(np.rint(node / 3).astype(np.int64), 0, self._kl_nodes.size - 1)]
+            bucket = np.clip(np.rint(np.log2(np.maximum(st.n_admin[rows], 1))).astype(np.int64), 0, 12)
+            cand = np.stack([self._kl_candidates(int(g), int(u))[s] for g, u, s in zip(kl_node, bucket, scen,
+                                                                                       strict=True)])
+        crit = self._criterion(theta, st.n_admin[rows], cand)
+        taken = st.used[rows[:, None], np.maximum(cand, 0)]
+        crit = np.where(taken | (cand < 0), -np.inf, crit)
+        order = np.argsort(-crit, axis=1, kind="stable")
+        cand = np.take_along_axis(cand, order, axis=1)
+        crit = np.take_along_axis(crit, order, axis=1)
+        chosen, value, ok = self._apply_exposure(st, rows, cand, crit, rng, complete=False, scen=scen)
+        for i in np.flatnonzero(~ok):  # table exhausted for this row: rank the whole scenario pool
+            r = rows[i]
+            pool = self.pools[scen[i]]
+            pool = pool[~st.used[r, pool]]
+            pc = self._criterion(theta[i:i + 1], st.n_admin[r:r + 1], pool[None, :])
+            o = np.argsort(-pc[0], kind="stable")
+            ch, va, _ = self._apply_exposure(st, rows[i:i + 1], pool[o][None, :], pc[0][o][None, :], rng,
+                                             complete=True, scen=scen[i:i + 1])
+            chosen[i], value[i] = ch[0], va[0]
+        return chosen, value
+
+    def _apply_exposure(self, st: CATState, rows: I64, cand: I64, crit: F64, rng: np.random.Generator, *,
+                        complete: bool, scen: I64) -> tuple[I64, F64, NDArray[np.bool_]]:
+        """Apply the exposure rule to ranked candidates; ``ok`` is False where the candidate list ran out."""
+        valid = np.isfinite(crit)
+        n_valid = valid.sum(axis=1)
+        n_r = rows.size
+        chosen = np.full(n_r, -1, dtype=np.int64)
+        value = np.full(n_r, np.nan)
+        ex = self.cfg.exposure
+        if ex == "none":
+            pos = np.zeros(n_r, dtype=np.int64)
+            ok = n_valid > 0
+        elif ex == "randomesque":
+            m = np.minimum(self.cfg.randomesque_n, n_valid)
+            pos = np.floor(rng.random(n_r) * np.maximum(m, 1)).astype(np.int64)
+            # a short list is fine only if it holds the whole remaining pool
+            whole_pool = complete | (n_valid == st.avail[rows, scen])
+            ok = (n_valid >= self.cfg.randomesque_n) | (whole_pool & (n_valid > 0))
+        else:
+            u = rng.random(cand.shape)
+            k = self.sh_k[np.maximum(cand, 0)]
+            passed = valid & (u < k)
+            has = passed.any(axis=1)
+            pos = np.where(has, np.argmax(passed, axis=1), 0)
+            if complete:  # end of the pool: administer the best remaining item (Sympson–Hetter's fallback)
+                has = n_valid > 0
+            ok = np.asarray(has, dtype=bool)
+            # items ranked above the administered one were selected but not administered: block them
+            before = valid & (np.arange(cand.shape[1])[None, :] < pos[:, None]) & ok[:, None]
+            r_idx, c_idx = np.nonzero(before)
+            blocked = cand[r_idx, c_idx]
+            st.used[rows[r_idx], blocked] = True
+            np.subtract.at(st.avail, (rows[r_idx], self.scen_idx[blocked]), 1)
+            np.add.at(st.sh_selected, blocked, 1)
+            np.add.at(st.sh_selected, cand[np.flatnonzero(ok), pos[ok]], 1)
+        sel = np.flatnonzero(ok)
+        chosen[sel] = cand[sel, pos[sel]]
+        value[sel] = crit[sel, pos[sel]]
+        return chosen, value, ok
+
+    # ----------------------------------------------------------------------------------------- update
+    def record(self, st: CATState, rows: I64, items: I64, responses: F64, values: F64 | None = None) -> None:
+        """Add the answers (1/0, or scores in [0, 1]) of ``rows`` to ``items`` and update θ̂ and SE."""
+        rows = np.asarray(rows, dtype=np.int64)
+        items = np.asarray(items, dtype=np.int64)
+        x = np.asarray(responses, dtype=np.float64)
+        b = self.bank
+        lp, lq = log_prob(self.grid[None, :], b.a[items, None], b.b[items, None], b.c[items, None])
+        st.logpost[rows] += x[:, None] * lp + (1.0 - x[:, None]) * lq
+        pos = st.n_admin[rows]
+        st.items[rows, pos] = items
+        st.responses[rows, pos] = x
+        if values is not None:
+            st.info[rows, pos] = values
+        st.used[rows, items] = True
+        st.counts[rows, self.scen_idx[items]] += 1
+        st.avail[rows, self.scen_idx[items]] -= 1
+        st.n_admin[rows] += 1
+        th, sd = self.posterior_moments(st.logpost[rows])
+        st.theta[rows], st.se[rows] = th, sd
+        st.theta_after[rows, pos], st.se_after[rows, pos] = th, sd
+        cfg = self.cfg
+        done = st.n_admin[rows] >= cfg.max_items
+        if cfg.se_target is not None:
+            done |= (sd <= cfg.se_target) & (st.n_admin[rows] >= cfg.min_items)
+        done |= st.avail[rows].sum(axis=1) == 0
+        st.active[rows[done]] = False
+
+    def posterior_moments(self, logpost: F64) -> tuple[F64, F64]:
+        """Posterior mean and SD of θ from log-posteriors on the grid (R × G)."""
+        w = np.exp(logpost - logpost.max(axis=1, keepdims=True))
+        w /= w.sum(axis=1, keepdims=True)
+        mean = w @ self.grid
+        return mean, np.sqrt(np.maximum(w @ (self.grid * self.grid) - mean * mean, 0.0))
+
+    def posterior_weights(self, logpost: F64) -> F64:
+        """Normalised posterior weights on the grid (R × G)."""
+        w = np.exp(logpost - logpost.max(axis=1, keepdims=True))
+        return w / w.sum(axis=1, keepdims=True)
+
+
+def _kl_index(theta: F64, delta: F64 | float, a: F64, b: F64, c: F64) -> F64:
+    """Chang & Ying's KL index: ∫ KL(P(θ̂) ‖ P(θ)) dθ over θ̂ ± δ (8-point Gauss–Legendre)."""
+    th = np.asarray(theta, dtype=np.float64)
+    d = np.asarray(delta, dtype=np.float64)
+    out = np.zeros(np.broadcast_shapes(th.shape, np.shape(a)))
+    for x, w in zip(_GL_X, _GL_W, strict=True):
+        out += w * kl_divergence(th, th + d * x, a, b, c)
+    return out * d

@@ -1,0 +1,108 @@
+"""Turn item scores into the 1/0 responses IRT needs, and back.
+
+Accuracy is already 0/1. Kendall's τ, ROUGE-1 and similarity are graded; for them, per scenario:
+
+1. rescale to [0, 1]: τ → (τ + 1) / 2; ROUGE-1 and similarity are clipped to [0, 1];
+2. choose the threshold t, among the observed values, for which the share of responses ≥ t is closest
+   to the mean of the rescaled scores (pooled over all examinees of the matrix): the binary mean then
+   equals the graded mean, so a predicted proportion p maps back to the metric's scale
+   (τ = 2p − 1; ROUGE-1 and similarity = p).
+
+The threshold and transform of every item are written to the item map next to the matrix, and an
+adaptive test reads them to score a new model's answers the same way.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from climedbench.taxonomy import Suite
+
+TRANSFORMS = {"accuracy": "identity", "kendall_tau": "tau", "rouge1": "clip", "similarity": "clip"}
+
+
+def rescale(score: float, transform: str) -> float:
+    """A graded score on [0, 1]."""
+    if transform == "tau":
+        return (score + 1.0) / 2.0
+    return min(1.0, max(0.0, score))
+
+
+def unscale(p: float, transform: str) -> float:
+    """A proportion on [0, 1] back on the metric's own scale."""
+    return 2.0 * p - 1.0 if transform == "tau" else p
+
+
+def mean_preserving_threshold(values: Sequence[float]) -> float:
+    """The observed value t whose share of values >= t is closest to the mean (ties: the larger t)."""
+    v = np.sort(np.asarray(values, dtype=np.float64))
+    if v.size == 0:
+        return 0.5
+    target = float(v.mean())
+    candidates = np.unique(v)
+    shares = np.array([np.mean(v >= t) for t in candidates])
+    best = np.abs(shares - target)
+    return float(candidates[np.flatnonzero(best == best.min())[-1]])
+
+
+def binarize(score: float, transform: str, threshold: float) -> float:
+    """1.0 or 0.0."""
+    if transform == "identity":
+        return 1.0 if score >= 0.5 else 0.0
+    return 1.0 if rescale(score, transform) >= threshold else 0.0
+
+
+def binarize_matrix(scores: np.ndarray, scenarios: Sequence[str], suite: Suite
+                    ) -> tuple[np.ndarray, dict[str, float]]:
+    """Graded (examinees × items) scores → 1/0/NaN with one mean-preserving threshold per scenario."""
+    out = np.full(scores.shape, np.nan)
+    thresholds: dict[str, float] = {}
+    by_scenario: dict[str, list[int]] = {}
+    for j, code in enumerate(scenarios):
+        by_scenario.setdefault(code, []).append(j)
+    for code, cols in by_scenario.items():
+        transform = TRANSFORMS[suite.scenario(code).metric]
+        block = scores[:, cols]
+        seen = ~np.isnan(block)
+        thresholds[code] = 0.5 if transform == "identity" else mean_preserving_threshold(
+            [rescale(x, transform) for x in block[seen]])
+        vals = np.full(block.shape, np.nan)
+        vals[seen] = [binarize(x, transform, thresholds[code]) for x in block[seen]]
+        out[:, cols] = vals
+    return out, thresholds
+
+
+def write_item_map(path: Path, items: Sequence[tuple[str, str, int]], suite: Suite,
+                   thresholds: dict[str, float]) -> None:
+    """item,scenario,k,metric,transform,threshold — read by `irt fit --items-scenarios` and by `cat`."""
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["item", "scenario", "k", "metric", "transform", "threshold"])
+        for uid, code, n_options in items:
+            sc = suite.scenario(code)
+            w.writerow([uid, code, n_options if sc.shape == "single" and n_options else "", sc.metric,
+                        TRANSFORMS[sc.metric], f"{thresholds.get(code, 0.5):.6g}"])
+
+
+def read_transforms(path: str | Path) -> dict[str, tuple[str, float]]:
+    """item → (transform, threshold) from an item map written by `write_item_map`."""
+    from climedbench.errors import DataError
+
+    out: dict[str, tuple[str, float]] = {}
+    with Path(path).open(encoding="utf-8-sig", newline="") as fh:
+        reader = csv.DictReader(fh)
+        if not reader.fieldnames or not {"item", "transform", "threshold"} <= set(reader.fieldnames):
+            raise DataError(f"{path}:1: an item map needs the columns item, transform, threshold "
+                            "(written by `climedbench irt matrix` or `climedbench mps`)")
+        for n, row in enumerate(reader, start=2):
+            if row["transform"] not in ("identity", "tau", "clip"):
+                raise DataError(f"{path}:{n}: field 'transform': {row['transform']!r} is not identity, tau or clip")
+            try:
+                out[row["item"]] = (row["transform"], float(row["threshold"]))
+            except ValueError as e:
+                raise DataError(f"{path}:{n}: field 'threshold': {row['threshold']!r} is not a number") from e
+    return out

@@ -1,0 +1,63 @@
+"""Response matrices from run directories: one examinee per run, one column per item."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from climedbench.data.loaders import DEMO_NAME, load_items
+from climedbench.errors import DataError
+from climedbench.irt.binarize import binarize_matrix, write_item_map
+from climedbench.irt.matrix import ResponseMatrix, write_matrix
+from climedbench.rundir import RunDir, iter_samples
+from climedbench.taxonomy import Suite, load_suite
+
+
+def matrix_from_runs(run_dirs: list[Path], out: Path) -> tuple[ResponseMatrix, dict[str, float], Path]:
+    """Write MATRIX (csv or parquet) and MATRIX.items.csv; failed requests are left missing."""
+    if not run_dirs:
+        raise DataError("give at least one run directory")
+    suite: Suite | None = None
+    rows: dict[str, dict[str, float]] = {}
+    scenario_of: dict[str, str] = {}
+    options_of: dict[str, int] = {}
+    for d in run_dirs:
+        rd = RunDir(d)
+        spec = rd.read_spec()
+        suite_file = spec.get("suite_file", "")
+        this = load_suite(None if str(suite_file).startswith("bundled") else suite_file)
+        if suite is not None and this.suite != suite.suite:
+            raise DataError(f"{d}: a run of suite {this.suite!r}, the others are {suite.suite!r}")
+        suite = this
+        name = str((spec.get("model") or {}).get("model") or d.name)
+        n, examinee = 2, name
+        while examinee in rows:
+            examinee, n = f"{name}#{n}", n + 1
+        data = spec.get("data")
+        report = load_items(None if data == DEMO_NAME else data, suite)
+        options_of.update({i.uid: len(i.options) for i in report.items})
+        row: dict[str, float] = {}
+        for s in iter_samples(rd.samples_file):
+            scenario_of[s["uid"]] = s["scenario"]
+            if s.get("error"):
+                row.pop(s["uid"], None)
+            else:
+                row[s["uid"]] = float(s["score"])
+        if not row:
+            raise DataError(f"{rd.samples_file}: no answered items")
+        rows[examinee] = row
+    assert suite is not None
+    order = {c: k for k, c in enumerate(suite.codes)}
+    items = sorted(scenario_of, key=lambda u: (order.get(scenario_of[u], 99), u))
+    col = {u: j for j, u in enumerate(items)}
+    scores = np.full((len(rows), len(items)), np.nan)
+    for i, row in enumerate(rows.values()):
+        for uid, value in row.items():
+            scores[i, col[uid]] = value
+    binary, thresholds = binarize_matrix(scores, [scenario_of[u] for u in items], suite)
+    matrix = ResponseMatrix(list(rows), items, binary)
+    write_matrix(out, matrix)
+    item_map = out.with_name(out.stem + ".items.csv")
+    write_item_map(item_map, [(u, scenario_of[u], options_of.get(u, 0)) for u in items], suite, thresholds)
+    return matrix, thresholds, item_map
