@@ -8,6 +8,7 @@ import logging
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -55,6 +56,21 @@ def _root(
     Run `climedbench run` for a quick demo (bundled data, embedded model, no server, no key).
     Add `--debug` anywhere for full tracebacks.
     """
+
+
+def _progress(quiet: bool) -> tuple[Progress, Callable[[int, int, str], None]]:
+    """A progress bar with elapsed time and ETA on stderr, and the callback that advances it."""
+    progress = Progress(TextColumn("{task.description:<6}"), BarColumn(), MofNCompleteColumn(),
+                        TextColumn("elapsed"), TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
+                        console=err, disable=quiet, transient=False)
+    bar: dict[str, Any] = {}
+
+    def tick(done: int, total: int, code: str) -> None:
+        if "id" not in bar:
+            bar["id"] = progress.add_task("items", total=total)
+        progress.update(bar["id"], completed=done, description=code or "items")
+
+    return progress, tick
 
 
 def _csv(value: str | None) -> list[str] | None:
@@ -163,16 +179,7 @@ def run(
     err.print(f"climedbench {__version__}: {len(plan.tasks)} items in {n_sc} scenarios from "
               f"{plan.spec['data']}; model {model}" + (" (loading…)" if model == "default" else ""))
     start = time.perf_counter()
-    progress = Progress(TextColumn("{task.description:<6}"), BarColumn(), MofNCompleteColumn(),
-                        TextColumn("elapsed"), TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
-                        console=err, disable=quiet, transient=False)
-    bar: dict[str, Any] = {}
-
-    def tick(done: int, total: int, code: str) -> None:
-        if "id" not in bar:
-            bar["id"] = progress.add_task("items", total=total)
-        progress.update(bar["id"], completed=done, description=code or "items")
-
+    progress, tick = _progress(quiet)
     with progress:
         rundir, results, stats = asyncio.run(run_plan(plan, progress=tick))
     wall = time.perf_counter() - start
@@ -403,15 +410,7 @@ def mps(
     from climedbench.mps.synthesis import run_mps
 
     specs = _csv(models) or []
-    progress = Progress(TextColumn("{task.description:<6}"), BarColumn(), MofNCompleteColumn(),
-                        TimeElapsedColumn(), TimeRemainingColumn(), console=err, disable=quiet)
-    bar: dict[str, Any] = {}
-
-    def tick(done: int, total: int, code: str) -> None:
-        if "id" not in bar:
-            bar["id"] = progress.add_task("items", total=total)
-        progress.update(bar["id"], completed=done, description=code or "items")
-
+    progress, tick = _progress(quiet)
     with progress:
         result = asyncio.run(run_mps(specs, data, _csv(scenarios), limit, _csv(roles), out_dir,
                                      ModelOptions(base_url=base_url, api_key_env=api_key_env,

@@ -433,7 +433,7 @@ def wait_ready(url: str, proc: subprocess.Popen[str], what: str, timeout: float 
 
 
 @contextmanager
-def run_child(cmd: list[str], what: str, ready_path: str) -> Iterator[str]:
+def run_child(cmd: list[str], what: str, ready_path: str, timeout: float = 15.0) -> Iterator[str]:
     """Start `python -m ...` from the repository root, yield the base URL it prints, stop it afterwards."""
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                             env={**os.environ, "PYTHONPATH": str(ROOT)})
@@ -442,7 +442,7 @@ def run_child(cmd: list[str], what: str, ready_path: str) -> Iterator[str]:
         address = proc.stdout.readline().strip()
         if not address.startswith("http"):
             raise RuntimeError(f"{what} did not start (exit code {proc.poll()})")
-        wait_ready(origin(address) + ready_path, proc, what)
+        wait_ready(origin(address) + ready_path, proc, what, timeout)
         yield address
     finally:
         proc.terminate()

@@ -7,13 +7,8 @@ Run as a script it loads a GGUF, prints its base URL on stdout and serves until 
 from __future__ import annotations
 
 import argparse
-import os
 import signal
-import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -54,36 +49,15 @@ def main() -> None:
 def llama_server(model: Path, api_key: str | None = None, alias: str | None = None,
                  parallel: int = 1) -> Iterator[str]:
     """Start the server, yield its base URL ('http://127.0.0.1:PORT/v1'), stop it afterwards."""
+    from tests.support.instant_server import run_child
+
     cmd = [sys.executable, "-m", "tests.support.llama_server", str(model), "--parallel", str(parallel)]
     if api_key:
         cmd += ["--api-key", api_key]
     if alias:
         cmd += ["--alias", alias]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})
-    try:
-        assert proc.stdout is not None
-        address = proc.stdout.readline().strip()
-        if not address.startswith("http"):
-            raise RuntimeError(f"llama server did not start (exit code {proc.poll()})")
-        deadline = time.time() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(address + "/health", timeout=5) as r:
-                    if r.status == 200:
-                        break
-            except (urllib.error.URLError, ConnectionError):
-                pass
-            if time.time() > deadline:
-                raise RuntimeError("llama server never became healthy")
-            time.sleep(0.2)
-        yield address + "/v1"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    with run_child(cmd, "llama server", "/health", timeout=120) as url:
+        yield url + "/v1"
 
 
 if __name__ == "__main__":

@@ -84,6 +84,24 @@ class Backend(abc.ABC):
         """Release resources."""
 
 
+def chat_request(messages: list[Message], params: GenParams) -> dict[str, Any]:
+    """An OpenAI-style chat completion request body (llama.cpp's in-process server takes the same)."""
+    body: dict[str, Any] = {
+        "messages": messages,
+        "max_tokens": params.max_tokens,
+        "temperature": params.temperature,
+        "top_p": params.top_p,
+    }
+    if params.seed is not None:
+        body["seed"] = params.seed
+    if params.stop:
+        body["stop"] = list(params.stop)
+    if params.top_logprobs:
+        body["logprobs"] = True
+        body["top_logprobs"] = params.top_logprobs
+    return body
+
+
 def first_token_logprobs(choice: dict[str, Any]) -> dict[str, float] | None:
     """token → logprob of the first generated position, from an OpenAI-style choice object."""
     lp = choice.get("logprobs") or {}

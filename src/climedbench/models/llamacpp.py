@@ -19,6 +19,7 @@ from climedbench.models.base import (
     GenParams,
     Message,
     RequestFailed,
+    chat_request,
     first_token_logprobs,
 )
 from climedbench.models.default_model import sha256_file
@@ -103,24 +104,8 @@ class LlamaCppBackend(Backend):
             "prefix_cache": False,
         }
 
-    def _request(self, messages: list[Message], params: GenParams) -> dict[str, Any]:
-        req: dict[str, Any] = {
-            "messages": messages,
-            "max_tokens": params.max_tokens,
-            "temperature": params.temperature,
-            "top_p": params.top_p,
-        }
-        if params.seed is not None:
-            req["seed"] = params.seed
-        if params.stop:
-            req["stop"] = list(params.stop)
-        if params.top_logprobs:
-            req["logprobs"] = True
-            req["top_logprobs"] = params.top_logprobs
-        return req
-
     async def chat(self, messages: list[Message], params: GenParams) -> Completion:
-        req = self._request(messages, params)
+        req = chat_request(messages, params)
 
         def call() -> tuple[dict[str, Any], float]:
             with self._lock:

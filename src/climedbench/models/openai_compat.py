@@ -28,6 +28,7 @@ from climedbench.models.base import (
     GenParams,
     Message,
     RequestFailed,
+    chat_request,
     first_token_logprobs,
 )
 from climedbench.secrets import redact
@@ -129,21 +130,7 @@ class OpenAIBackend(Backend):
                                  + ", ".join(str(i) for i in ids[:10]))
 
     def _payload(self, messages: list[Message], params: GenParams) -> dict[str, Any]:
-        body: dict[str, Any] = {
-            "model": self.model,
-            "messages": messages,
-            "max_tokens": params.max_tokens,
-            "temperature": params.temperature,
-            "top_p": params.top_p,
-        }
-        if params.seed is not None:
-            body["seed"] = params.seed
-        if params.stop:
-            body["stop"] = list(params.stop)
-        if params.top_logprobs:
-            body["logprobs"] = True
-            body["top_logprobs"] = params.top_logprobs
-        return body
+        return {"model": self.model, **chat_request(messages, params)}
 
     async def _once(self, body: bytes) -> tuple[dict[str, Any], float]:
         start = time.perf_counter()
