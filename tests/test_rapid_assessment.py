@@ -101,7 +101,14 @@ def test_pipeline(servers, tmp_path):
                            str(tmp_path / "c.sqlite"), "--json").stdout)
     assert again["cat"]["items"] == res["cat"]["items"] and again["run"]["cache_hits"] == 20
 
-    report = json.loads(cli("cat", "compare", str(runs[0]), str(cat_out), "--json").stdout)
+    cat_b = tmp_path / "cat-b"
+    cli("cat", "--model", "openai:model-b", "--base-url", b, "--bank", str(bank), "--item-map", str(mps / "items.csv"),
+        "--max-items", "20", "--out", str(cat_b), "--cache", str(tmp_path / "c.sqlite"))
+    report = json.loads(cli("cat", "compare", str(runs[0]), str(cat_out), str(cat_b), "--json").stdout)
+    (pair,) = report["pairs"]
+    assert {pair["a"], pair["b"]} == {"model-a", "model-b"} and pair["lower"] <= pair["difference"] <= pair["upper"]
+    assert pair["verdict"] in ("separated at 95%", "not separated at 95%") and 0 <= pair["p_a_better"] <= 1
+    assert "separated" in cli("cat", "compare", str(cat_out), str(cat_b)).stdout
     row = report["models"][0]
     assert row["model"] == "model-a" and row["items_asked"] == 20
     full = json.loads((runs[0] / "results.json").read_text())["overall"]["score"]

@@ -132,3 +132,23 @@ def test_skip_invalid_runs_the_rest_and_lists_the_skipped(tmp_path, model_path):
     assert json.loads(proc.stdout)["scenarios"]["BKT"]["n"] == 1
     skipped = [json.loads(x) for x in (out / "skipped.jsonl").read_text().splitlines()]
     assert [(s["line"], s["field"], s["id"]) for s in skipped] == [(2, "input", "bad")]
+
+
+def test_logprob_mode_and_cot_with_shots(tmp_path, model_path):
+    out = tmp_path / "lp"
+    proc = cli("run", "--scenarios", "BKT,CPR", "--limit", "1", "--mc-mode", "logprob", "--out", str(out),
+               "--json", "--quiet", "--max-tokens", "8")
+    res = json.loads(proc.stdout)
+    bkt, cpr = [json.loads(x) for x in (out / "samples.jsonl").read_text().splitlines()]
+    assert bkt["variant"] == "logprob" and bkt["logprobs"] and bkt["extraction_method"].startswith("logprob")
+    assert bkt["completion_tokens"] == 1 and cpr["variant"] == "vanilla"  # orders are still generated
+    assert res["scenarios"]["BKT"]["n"] == 1
+    out2 = tmp_path / "cot"
+    cli("run", "--scenarios", "FIT", "--limit", "1", "--cot", "--shots", "2", "--max-tokens", "16", "--out",
+        str(out2), "--log-prompts", "--quiet")
+    (s,) = [json.loads(x) for x in (out2 / "samples.jsonl").read_text().splitlines()]
+    assert s["variant"] == "cot" and [m["role"] for m in s["messages"]] == ["user", "assistant"] * 2 + ["user"]
+    spec = json.loads((out2 / "run.json").read_text())
+    assert spec["prompt"] == {"variant": "cot", "shots": 2, "item_prompts": False}
+    proc = cli("run", "--mc-mode", "logprob", "--cot", "--scenarios", "BKT", check=False)
+    assert proc.returncode == 2 and "cannot be combined with --cot" in proc.stderr

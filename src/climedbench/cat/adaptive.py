@@ -154,26 +154,36 @@ def _sha(path: Path) -> str:
 
 
 def compare_runs(run_dirs: list[Path]) -> dict[str, Any]:
-    """Full-benchmark and adaptive runs of the same models side by side: score errors, coverage, Spearman."""
+    """Full-benchmark and adaptive runs side by side (score errors, coverage, Spearman), and for every pair of
+    adaptive runs whether the short tests separate the two models."""
+    import itertools
+
     from scipy.stats import spearmanr
+
+    from climedbench.cat.session import compare
 
     full: dict[str, dict[str, Any]] = {}
     adaptive: dict[str, dict[str, Any]] = {}
     for d in run_dirs:
         res = RunDir(d).read_results()
         (adaptive if res.get("adaptive") else full)[str(res.get("model", d))] = res
+    pairs = []
+    for a, b in itertools.combinations(adaptive, 2):
+        verdict = compare(CATResult.from_dict(adaptive[a]["cat"]), CATResult.from_dict(adaptive[b]["cat"]))
+        pairs.append({"a": a, "b": b, **verdict})
     models = [m for m in full if m in adaptive]
-    if not models:
-        raise DataError("no model has both a full run and an adaptive (cat) run among the directories given")
+    if not models and not pairs:
+        raise DataError("give a full run and an adaptive (cat) run of the same model, or two adaptive runs")
     rows = []
     for m in models:
         f, a = full[m]["overall"], adaptive[m]["overall"]
         rows.append({"model": m, "full": f["score"], "adaptive": a["score"], "ci": a["ci"],
                      "error": round(a["score"] - f["score"], 2), "covered": a["ci"][0] <= f["score"] <= a["ci"][1],
                      "items_asked": adaptive[m].get("n_items")})
-    out: dict[str, Any] = {"models": rows,
-                           "mean_abs_error": round(sum(abs(r["error"]) for r in rows) / len(rows), 3),
-                           "coverage": sum(r["covered"] for r in rows) / len(rows)}
+    out: dict[str, Any] = {"models": rows, "pairs": pairs}
+    if rows:
+        out["mean_abs_error"] = round(sum(abs(r["error"]) for r in rows) / len(rows), 3)
+        out["coverage"] = sum(r["covered"] for r in rows) / len(rows)
     if len(rows) >= 3:
         rho = spearmanr([r["full"] for r in rows], [r["adaptive"] for r in rows]).statistic
         out["spearman"] = round(float(rho), 4)

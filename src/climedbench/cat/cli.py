@@ -103,8 +103,12 @@ def compare_cmd(
         typer.echo(f"{r['model']:40s} full {r['full']:6.1f}  adaptive {r['adaptive']:6.1f} "
                    f"[{r['ci'][0]:.1f}, {r['ci'][1]:.1f}]  error {r['error']:+.1f}"
                    f"{'' if r['covered'] else '  (outside the interval)'}  ({r['items_asked']} items)")
-    typer.echo(f"mean absolute error {report['mean_abs_error']:.2f}; coverage {report['coverage']:.0%}"
-               + (f"; Spearman {report['spearman']:.3f}" if "spearman" in report else ""))
+    if report["models"]:
+        typer.echo(f"mean absolute error {report['mean_abs_error']:.2f}; coverage {report['coverage']:.0%}"
+                   + (f"; Spearman {report['spearman']:.3f}" if "spearman" in report else ""))
+    for p in report["pairs"]:
+        typer.echo(f"{p['a']} vs {p['b']}: difference {p['difference']:+.1f} "
+                   f"[{p['lower']:.1f}, {p['upper']:.1f}], P({p['a']} better) {p['p_a_better']:.2f}: {p['verdict']}")
 
 
 _DESCRIPTIONS = {
