@@ -86,14 +86,14 @@ def clean_response(text: str) -> str | None:
 # Phrases that introduce an answer; the letter(s) follow within a few characters.
 _MARKERS_ZH = (
     r"最终答案|最后答案|正确答案|参考答案|标准答案|本题答案|(?<![错误考])答案|正确选项|最佳选项|最佳答案|正确的选项|"
-    r"正确的是|正确的为|正确的有|正确项|答(?=\s*[:：])|剩下|剩余|只剩|对应选项|对应|"
+    r"正确的是|正确的为|正确的有|正确项|答(?=\s*[:：])|剩下|剩余|只剩|对应选项|对应|我的回答|回答|我选的|"
     r"(?:错误|不正确|不恰当|不妥)的(?:是|为)|最(?:恰当|合适|佳|准确|可能|正确)的[^。\n，,A-Z]{0,12}?(?:是|为)|"
     r"故本题选|本题选|故选|应选|当选|可选|选择|选用|应用|宜用|选项应为|选项为|首选|应首选|维持|坚持|而是|即为|即|"
     r"(?:综上所述|综上|因此|所以|因而|故而|故)[^A-Z\n。]{0,14}?(?:选|是|为)|"
     r"(?<![不未误])选(?!项)|应为|应该是|应是|结论"
 )
 _MARKERS_EN = (
-    r"final answer|the (?:correct |best |right )?answer(?: choice)? (?:is|would be|should be)|"
+    r"final answer|the(?: [a-z\-]+){0,3} answer(?: choice)? (?:is|would be|should be)|\bso\s*[:：]|"
     r"the (?:best|most (?:likely|appropriate)|correct|right|first)(?: [a-z\-]+){0,3} (?:is|would be)|"
     r"(?:corresponds? to|matches|consistent with)(?: option)?|"
     r"correct (?:option|choice|answer)s?(?: (?:is|are|would be)|\s*[:=])|answer\s*[:=]|answer(?=\s*\n)|"
@@ -109,16 +109,21 @@ _OPEN = r"(?:\(|\[|【|「|『|〔)"
 _CLOSE = r"(?:\)|\]|】|」|』|〕)"
 # A parenthetical gloss after a letter: "A（抗Sm抗体）、B（抗ds-DNA抗体）".
 _PAREN = r"(?:\s*(?:（[^（）\n]{2,40}）|\([^()\n]{2,40}\)))"
-_LETTER_RUN = (rf"{_NOT_BEFORE}{_OPEN}?\s*({_LETTER}{_PAREN}?(?:{_JOIN}?{_LETTER}{_PAREN}?)*)[ \t]*{_CLOSE}?"
-               rf"{_NOT_AFTER}")
+# Between bracketed letters: "(A)(C)(E)".
+_BRACKET_JOIN = r"(?:[ \t]*[)\]】」』〕][ \t]*[(\[【「『〔])"
+# A run is concatenated letters ("ACD") or separated ones ("A、C 和 D", "(A)(C)"), not a mix: in "应选ABCE，D项……"
+# the D after the comma starts a new clause.
+_SEPARATED = rf"(?:(?:{_JOIN}|{_BRACKET_JOIN}){_LETTER}{_PAREN}?)+"
+_LETTER_RUN = (rf"{_NOT_BEFORE}{_OPEN}?\s*({_LETTER}{_PAREN}?(?:{_LETTER}+|{_SEPARATED})?)"
+               rf"[ \t]*{_CLOSE}?{_NOT_AFTER}")
 _AFTER_MARKER = (r"(?:是|为|有|包括|应为|应该是|就是|还是|仍是|仍然是|应修正为|修正为|更正为|改为|选项|选|项|"
-                 r"[:：=]|】|\]|(?i:option)|\s)*")
+                 r"[:：=]|】|\]|(?i:option|is|would be)|\s)*")
 # Case-insensitive only where English words are matched: option letters are capitals.
 _MARKER_RE = re.compile(rf"(?:{_MARKERS_ZH}|(?i:{_MARKERS_EN}))\s*{_AFTER_MARKER}\s*{_LETTER_RUN}")
 # "B 正确", "选项B是正确的", "B项最合适", "ABC均正确", "只有D符合题意", "option B is correct"
 _POSITIVE_RE = re.compile(
     rf"(?:选项|(?i:option)\s*)?{_LETTER_RUN}(?:\s*项|\s*选项)?\s*"
-    rf"(?:均|都|也)?\s*(?:是|为)?\s*(?:正确|最正确|最合适|最佳|最恰当|对的|符合题意|"
+    rf"(?:均|都|也)?\s*(?:是|为)?\s*(?:正确|最正确|最合适|最佳|最恰当|对的|对(?=[，,。.；;！!、\s]|$)|符合题意|"
     rf"(?i:is (?:the )?(?:correct|right|best)(?: answer| choice| option)?))"
 )
 # "除A外其余均错误" (the exception is the answer) / "除了B和D以外都正确" (the complement is)
@@ -128,6 +133,7 @@ _EXCEPT_RE = re.compile(
 )
 # "答案是b": a lower-case letter counts only right after a Chinese answer marker.
 _LOWER_SINGLE = re.compile(r"(?:答案|正确答案|(?<![不未])选)\s*(?:是|为|应为|[:：])?\s*([a-z])(?![A-Za-z0-9])")
+_EXCEPT_EN = re.compile(rf"(?i:all(?: of the (?:options|choices|answers))? except)\s+{_LETTER_RUN}")
 _ALL_RE = re.compile(r"以上(?:选项|各项|答案)?(?:均|都|全)(?:是)?(?:正确|对)|all of the above", re.I)
 _NEGATION_AFTER = re.compile(
     r"^[ \t]*(?:项|选项)?[ \t]*(?:是|为)?[ \t]*(?:并不|不|并非|不是|非|错误|有误|is (?:not|incorrect|wrong)|"
@@ -137,11 +143,12 @@ _NEGATION_BEFORE = re.compile(r"(?:不是|而不是|并非|不应选|不选|排�
 # A response that opens with its answer letter ("B. 狼疮性肾炎……", "选项C"), not with a list of letters.
 _STANDALONE_START = re.compile(
     rf"^\s*(?:选项|答)?\s*{_OPEN}?\s*({_LETTER}){_CLOSE}?(?![ \t]*[、,，和及与/][ \t]*{_LETTER}{_NOT_AFTER})"
-    r"\s*(?:[.:、,)\s]|$)"
+    r"(?:\s*[.:、,)]|[ \t]*\n|[ \t]+(?![a-z0-9])|\s*$)"  # "A 34-year-old …" is an article, not an answer
 )
 # "..., so A." / "Give IV dextrose: D." — a letter closing the response.
 _TRAILING = re.compile(
-    rf"(?:[:：]|\b(?:so|therefore|thus|hence)[,:]?)\s*{_OPEN}?\s*({_LETTER}){_CLOSE}?\s*[.。!！]?\s*$", re.I
+    rf"(?:(?:[:：]|\b(?:so|therefore|thus|hence)[,:]?)\s*{_OPEN}?\s*({_LETTER}){_CLOSE}?|[(（]\s*({_LETTER})\s*[)）])"
+    r"\s*[.。!！]?\s*$", re.I
 )
 _ECHOED_LABELS = re.compile(rf"(?:^|\s){_LETTER}\s*[.、:：)]")
 _HEDGE = re.compile(
@@ -155,6 +162,7 @@ _ANSWER_HEDGE = re.compile(
     r"(?i:cannot determine (?:a|the|one) (?:single )?answer)"
 )
 _TENTATIVE = re.compile(r"(?:可能|也许|或许|大概|是不是|(?i:maybe|possibly|perhaps))\s*(?:是|选|为|应该)?\s*$")
+_CONDITIONAL = re.compile(r"如果|若是|假如|倘若|(?i:\bif\b)")
 _QUESTIONED = re.compile(r"^[^。\n]{0,6}?[？?]")
 # Per-option verdicts: "A. 错误 B. 错误 C. 正确", "A对，B错", table rows "| B | √ |".
 _VERDICT = re.compile(
@@ -170,7 +178,7 @@ _ORDINAL = re.compile(r"第\s*([一二三四五六七八])\s*(?:份|个|项|种|
 _ORDINALS = "一二三四五六七八"
 # A small model that goes on to invent and answer further numbered questions.
 _NEXT_QUESTION = re.compile(
-    r"\n\s*(?:\d+\s*[.、)）]|第\s*\d+\s*题|问题\s*\d+|(?i:question)\s*\d+)[^\n]*\n(?:[^\n]*\n)?\s*A\s*[.、:：]"
+    r"\n\s*(?:\d+\s*[.、)）]|第\s*\d+\s*题|下一题|问题\s*\d+|(?i:question)\s*\d+)[^\n]*\n(?:[^\n]*\n)?\s*A\s*[.、:：]"
 )
 
 
@@ -193,7 +201,9 @@ def _marker_hits(text: str, valid: str) -> list[tuple[int, list[str], bool]]:
         if len(letters) > 1 and any(x not in valid for x in letters):
             return  # a word or abbreviation (CT, ACEI, MRI), not a list of options
         end = pos + 2
-        tentative = bool(_TENTATIVE.search(text[max(0, pos - 6):pos]) or _QUESTIONED.match(text[end:]))
+        clause = re.split(r"[,，;；。\n]", text[max(0, pos - 30):pos])[-1]
+        tentative = bool(_TENTATIVE.search(text[max(0, pos - 6):pos]) or _QUESTIONED.match(text[end:])
+                         or _CONDITIONAL.search(clause))
         hits.append((pos, letters, tentative))
 
     for m in _MARKER_RE.finditer(text):
@@ -218,6 +228,10 @@ def _marker_hits(text: str, valid: str) -> list[tuple[int, list[str], bool]]:
             add(m.start(), named)
         else:
             add(m.start(), [x for x in valid if x not in named])
+    for m in _EXCEPT_EN.finditer(text):
+        named = [x for x in _letters_in(m.group(1)) if x in valid]
+        if named:
+            add(m.start(), [x for x in valid if x not in named])
     for m in _ALL_RE.finditer(text):
         add(m.start(), list(valid))
     for m in _LOWER_SINGLE.finditer(text):
@@ -240,6 +254,7 @@ def _decide(hits: list[tuple[int, list[str], bool]], text: str) -> tuple[list[st
     if definite:
         pos, letters, _ = definite[-1]
         # Alternating contradictory answers (a looping model): no answer.
+        # Only a back-and-forth of four (x, y, x, y): explanations often mention another letter once.
         if (len(definite) >= 4 and definite[-1][1] == definite[-3][1] != definite[-2][1]
                 and definite[-2][1] == definite[-4][1]):
             return None, "inconsistent"
@@ -309,13 +324,13 @@ def extract_choice(response: str, options: str, *, multi: bool = False,
         return Extraction(None, "empty")
     valid = options.upper()
     hits = _marker_hits(text, valid)
+    listed = _listed(text, multi)
+    if listed and (not hits or listed[0] >= hits[-1][0]):
+        hits.append(listed)
     if hits:
         cut = _NEXT_QUESTION.search(text, hits[0][0])
         if cut:
             hits = [h for h in hits if h[0] < cut.start()]
-    listed = _listed(text, multi)
-    if listed and (not hits or listed[0] >= hits[-1][0]):
-        hits.append(listed)
     if hits:
         letters, method = _decide(hits, text)
         if letters is None:
@@ -346,8 +361,8 @@ def extract_choice(response: str, options: str, *, multi: bool = False,
             if letters and all(letter in valid for letter in letters):
                 return Extraction("".join(letters), "letters_only")
     t = _TRAILING.search(text)
-    if t and t.group(1) in valid:
-        return Extraction(t.group(1), "trailing_letter")
+    if t and (t.group(1) or t.group(2)).upper() in valid:
+        return Extraction((t.group(1) or t.group(2)).upper(), "trailing_letter")
     if option_texts and not echoed:
         found = _by_option_text(text, {k: v for k, v in option_texts.items() if k in valid}, multi)
         if found:
@@ -396,7 +411,32 @@ def _sequence_at(text: str, start: int) -> list[str]:
     return re.findall(_LETTER, low.group(1).upper()) if low else []
 
 
-def extract_order(response: str, options: str) -> Extraction:
+def _order_by_text(text: str, option_texts: dict[str, str], valid: str) -> str | None:
+    """The order in which the option texts appear (after the last order marker, if any): "先消毒外阴，再戴手套……".
+
+    An option counts as named where the text shares its longest run with the option, of at least 4 characters
+    or 60% of the option; every option must be named, at distinct places.
+    """
+    from difflib import SequenceMatcher
+
+    markers = list(_ORDER_MARKER.finditer(text))
+    region = text[markers[-1].end():] if markers else text
+    region = re.sub(r"\s+", "", region).lower()
+    where: dict[str, int] = {}
+    for letter in valid:
+        opt = re.sub(r"\s+", "", option_texts.get(letter, "")).rstrip("。.;；").lower()
+        if not opt:
+            return None
+        m = SequenceMatcher(None, region, opt, autojunk=False).find_longest_match(0, len(region), 0, len(opt))
+        if m.size < min(len(opt), max(4, int(0.6 * len(opt)))):
+            return None
+        where[letter] = m.a
+    if len(set(where.values())) != len(where):
+        return None
+    return "".join(sorted(where, key=lambda k: where[k]))
+
+
+def extract_order(response: str, options: str, option_texts: dict[str, str] | None = None) -> Extraction:
     """A permutation of all `options` letters, or None when the response gives no valid order.
 
     Every sequence in the text is a candidate — after an order marker, a bare run ("A→B→D→C"), a
@@ -426,7 +466,10 @@ def extract_order(response: str, options: str) -> Extraction:
         candidates.append((first_at, "numbered_list", numbered))
     # Inline numbering on one line: "1) C 2) E 3) A 4) D 5) B".
     for line_m in re.finditer(r"[^\n]+", text):
-        pairs = re.findall(rf"(?:^|\s)(\d+)\s*[.、)）]\s*({_LETTER}){_NOT_AFTER}", line_m.group(0))
+        pairs = re.findall(rf"(?:^|[\s:：,，;；])(\d+)\s*[.、)）]\s*({_LETTER}){_NOT_AFTER}", line_m.group(0))
+        if len(pairs) < 2:
+            pairs = [(str(_ORDINALS.index(n) + 1) if n in _ORDINALS else n, x) for n, x in re.findall(
+                rf"第\s*([一二三四五六七八]|\d+)\s*步\s*[:：]?\s*({_LETTER}){_NOT_AFTER}", line_m.group(0))]
         if len(pairs) >= 2 and [int(n) for n, _ in pairs] == list(range(1, len(pairs) + 1)):
             candidates.append((line_m.start(), "numbered_list", [x for _, x in pairs]))
     # Orders offered as possibilities ("可能是ABCD，也可能是ACBD") count only if nothing definite is said.
@@ -452,6 +495,10 @@ def extract_order(response: str, options: str) -> Extraction:
             order = _as_permutation(letters, valid)
             if order:
                 return Extraction(order, "sequence_sentence")
+    if option_texts:
+        order = _order_by_text(cleaned, option_texts, valid)
+        if order:
+            return Extraction(order, "order_by_text")
     return Extraction(None, "no_order")
 
 
@@ -519,7 +566,7 @@ def extract(kind: str, response: str, options: str = "", option_texts: dict[str,
     if kind == "multi":
         return extract_choice(response, options, multi=True, option_texts=option_texts)
     if kind == "order":
-        return extract_order(response, options)
+        return extract_order(response, options, option_texts)
     if kind == "keywords":
         return extract_keywords(response)
     if kind == "text":

@@ -77,9 +77,14 @@ SUMMARY_FIELDS = ("scenario", "score", "error", "extraction_failure", "repeated_
                   "prompt_tokens", "completion_tokens", "attempts", "cached")
 
 
-def summarize(sample: dict[str, Any]) -> dict[str, Any]:
-    """The in-memory summary of a sample."""
-    return {k: sample.get(k) for k in SUMMARY_FIELDS}
+def summarize(sample: dict[str, Any]) -> tuple[Any, ...]:
+    """The in-memory summary of a sample: a tuple (a dict per item would cost ~5x the memory)."""
+    return tuple(sample.get(k) for k in SUMMARY_FIELDS)
+
+
+def expand(summary: tuple[Any, ...]) -> dict[str, Any]:
+    """A summary as a dict keyed by SUMMARY_FIELDS."""
+    return dict(zip(SUMMARY_FIELDS, summary, strict=True))
 
 
 class SampleStore:
@@ -93,7 +98,7 @@ class SampleStore:
     def __init__(self, path: Path, sync_every: float = 0.2) -> None:
         self.path = path
         self._index: dict[str, tuple[int, int]] = {}
-        self._summary: dict[str, dict[str, Any]] = {}
+        self._summary: dict[str, tuple[Any, ...]] = {}
         self._sync_every = sync_every
         self._last_sync = time.monotonic()
         end = self._scan() if path.exists() else 0
@@ -119,7 +124,8 @@ class SampleStore:
 
     def done_uids(self) -> set[str]:
         """Items with an answer (items whose last attempt failed are not done)."""
-        return {uid for uid, s in self._summary.items() if not s.get("error")}
+        error = SUMMARY_FIELDS.index("error")
+        return {uid for uid, s in self._summary.items() if not s[error]}
 
     def write(self, sample: dict[str, Any]) -> None:
         data = (json.dumps(sample, ensure_ascii=False) + "\n").encode("utf-8")
@@ -147,7 +153,7 @@ class SampleStore:
             os.fsync(dst.fileno())
         self.close()
         os.replace(tmp, self.path)
-        return [self._summary[uid] for uid in order if uid in self._summary]
+        return [expand(self._summary[uid]) for uid in order if uid in self._summary]
 
     def close(self) -> None:
         with contextlib.suppress(ValueError, OSError):
