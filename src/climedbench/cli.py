@@ -117,7 +117,7 @@ def run(
     max_tokens: Annotated[int | None, typer.Option(help="Maximum completion tokens (default: 128 for the "
                                                         "quick demo, 512, or 1024 with --cot).")] = None,
     temperature: Annotated[float, typer.Option(help="Sampling temperature (0 = greedy).")] = 0.0,
-    out_dir: Annotated[str | None, typer.Option("--out", help="Run directory (default: runs/<time>-<model>). "
+    out_dir: Annotated[str | None, typer.Option("--out", help="Run directory (default: runs/TIME-MODEL). "
                                                               "Re-use it to resume an interrupted run.")] = None,
     skip_invalid: Annotated[bool, typer.Option("--skip-invalid", help="Run the valid items and list the "
                                                                       "invalid ones in skipped.jsonl.")] = False,

@@ -47,7 +47,7 @@ def _main(
     max_retries: Annotated[int, typer.Option(help="Retries of a failed HTTP request.")] = 5,
     cache: Annotated[str | None, typer.Option(help="Response cache file.")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use the response cache.")] = False,
-    out: Annotated[str | None, typer.Option(help="Run directory (default: runs/<time>-cat-<model>).")] = None,
+    out: Annotated[str | None, typer.Option(help="Run directory (default: runs/TIME-cat-MODEL).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print results.json.")] = False,
 ) -> None:
     """Adaptive testing: `climedbench cat --model SPEC --bank BANK.json` tests a model on a few hundred
