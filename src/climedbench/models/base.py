@@ -102,6 +102,22 @@ def chat_request(messages: list[Message], params: GenParams) -> dict[str, Any]:
     return body
 
 
+def parse_chat_response(data: dict[str, Any], latency: float, params: GenParams, attempts: int = 1) -> Completion:
+    """A Completion from an OpenAI-style chat completion response body."""
+    choice = data["choices"][0]
+    usage = data.get("usage") or {}
+    return Completion(
+        text=choice["message"].get("content") or "",
+        finish_reason=choice.get("finish_reason"),
+        prompt_tokens=usage.get("prompt_tokens"),
+        completion_tokens=usage.get("completion_tokens"),
+        latency=latency,
+        first_token_logprobs=first_token_logprobs(choice) if params.top_logprobs else None,
+        attempts=attempts,
+        model_reported=data.get("model"),
+    )
+
+
 def first_token_logprobs(choice: dict[str, Any]) -> dict[str, float] | None:
     """token → logprob of the first generated position, from an OpenAI-style choice object."""
     lp = choice.get("logprobs") or {}

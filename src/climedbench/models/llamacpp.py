@@ -20,7 +20,7 @@ from climedbench.models.base import (
     Message,
     RequestFailed,
     chat_request,
-    first_token_logprobs,
+    parse_chat_response,
 )
 from climedbench.models.default_model import sha256_file
 
@@ -122,16 +122,7 @@ class LlamaCppBackend(Backend):
                 raise RequestFailed(f"prompt has {err.get('n_prompt_tokens')} tokens, more than the "
                                     f"context of {err.get('n_ctx')} (raise --ctx)")
             raise RequestFailed(f"llama.cpp error: {err.get('message', err)}")
-        choice = resp["choices"][0]
-        usage = resp.get("usage") or {}
-        return Completion(
-            text=choice["message"].get("content") or "",
-            finish_reason=choice.get("finish_reason"),
-            prompt_tokens=usage.get("prompt_tokens"),
-            completion_tokens=usage.get("completion_tokens"),
-            latency=latency,
-            first_token_logprobs=first_token_logprobs(choice) if params.top_logprobs else None,
-        )
+        return parse_chat_response(resp, latency, params)
 
     async def aclose(self) -> None:
         self._server = None

@@ -29,7 +29,7 @@ from climedbench.models.base import (
     Message,
     RequestFailed,
     chat_request,
-    first_token_logprobs,
+    parse_chat_response,
 )
 from climedbench.secrets import redact
 
@@ -190,18 +190,7 @@ class OpenAIBackend(Backend):
                     data, latency = await self._once(body)
         except Retryable as e:
             raise RequestFailed(f"{e.reason} (gave up after {attempts} attempts)", attempts) from e
-        choice = data["choices"][0]
-        usage = data.get("usage") or {}
-        return Completion(
-            text=choice["message"].get("content") or "",
-            finish_reason=choice.get("finish_reason"),
-            prompt_tokens=usage.get("prompt_tokens"),
-            completion_tokens=usage.get("completion_tokens"),
-            latency=latency,
-            first_token_logprobs=first_token_logprobs(choice) if params.top_logprobs else None,
-            attempts=attempts,
-            model_reported=data.get("model"),
-        )
+        return parse_chat_response(data, latency, params, attempts)
 
     async def aclose(self) -> None:
         if self._session is not None and not self._session.closed:
