@@ -11,7 +11,7 @@ reflects the item sampling of every scenario it averages.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -81,6 +81,11 @@ def aggregate(by_scenario: Mapping[str, ScenarioScores], suite: Suite, *, seed: 
                        sum(scenarios[c]["n"] for c in codes), "mean of scenario scores",
                        sum(scenarios[c]["extraction_failures"] for c in codes), **extra)
 
+    return _roll_up(scenarios, suite, combined)
+
+
+def _roll_up(scenarios: dict[str, Any], suite: Suite, combined: Callable[..., dict[str, Any]]) -> dict[str, Any]:
+    """Dimensions (mean of their scenarios) and overall (mean of all scenarios), the paper's convention."""
     dimensions: dict[str, Any] = {}
     for dim, members in suite.by_dimension().items():
         codes = [s.code for s in members if s.code in scenarios]
@@ -95,22 +100,14 @@ def aggregate(by_scenario: Mapping[str, ScenarioScores], suite: Suite, *, seed: 
 
 def from_published(scores: Mapping[str, float], suite: Suite) -> dict[str, Any]:
     """The same shape from published scenario scores (already ×100): no CIs, no item counts."""
-    scenarios = {c: _figure(v / 100, None, None, suite.scenario(c).metric, None)
-                 for c, v in scores.items()}
-    scenarios = {c: scenarios[c] for c in suite.codes if c in scenarios}
-    dimensions = {}
-    for dim, members in suite.by_dimension().items():
-        codes = [s.code for s in members if s.code in scenarios]
-        if codes:
-            dimensions[dim] = _figure(float(np.mean([scores[c] for c in codes])) / 100, None, None,
-                                      "mean of scenario scores", None, scenarios=codes,
-                                      complete=len(codes) == len(members))
-    overall = {}
-    if scenarios:
-        overall = _figure(float(np.mean([scores[c] for c in scenarios])) / 100, None, None,
-                          "mean of scenario scores", None, n_scenarios=len(scenarios),
-                          complete=len(scenarios) == len(suite.scenarios))
-    return {"scenarios": scenarios, "dimensions": dimensions, "overall": overall}
+    scenarios = {c: _figure(scores[c] / 100, None, None, suite.scenario(c).metric, None)
+                 for c in suite.codes if c in scores}
+
+    def combined(codes: list[str], **extra: Any) -> dict[str, Any]:
+        return _figure(float(np.mean([scores[c] for c in codes])) / 100, None, None, "mean of scenario scores",
+                       None, **extra)
+
+    return _roll_up(scenarios, suite, combined)
 
 
 def scores_by_scenario(samples: Sequence[Mapping[str, Any]]) -> dict[str, ScenarioScores]:

@@ -260,7 +260,6 @@ class RunStats:
     """Counters a run reports at the end."""
 
     done: int = 0
-    failed: int = 0
     resumed: int = 0
     cache_hits: int = 0
     model_seconds: float = 0.0
@@ -380,7 +379,6 @@ async def run_plan(plan: Plan, *, progress: Callable[[int, int, str], None] | No
                 sample = make_sample(task, messages, key, completion, error, scorer, opts.mc_mode, opts.log_prompts)
                 store.write(sample)
                 stats.done += 1
-                stats.failed += 1 if error else 0
                 if progress:
                     progress(stats.done, total, task.scenario.code)
 

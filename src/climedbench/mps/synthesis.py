@@ -59,7 +59,6 @@ class MpsResult:
     matrix: ResponseMatrix
     out: Path
     examinees: list[Examinee]
-    n_requests: int
     cache_hits: int
     failed: int
     seconds: float
@@ -178,8 +177,8 @@ async def synthesize(items: list[Item], suite: Suite, backends: dict[str, Backen
         "examinees": [e.__dict__ for e in examinees], "items": len(items), "generation": params.as_dict(),
         "requests": stats.done + stats.cache_hits, "cache_hits": stats.cache_hits,
         "seconds": round(time.perf_counter() - start, 2)})
-    return MpsResult(result_matrix, out, examinees, int(np.count_nonzero(~np.isnan(raw_scores))), stats.cache_hits,
-                     int(np.count_nonzero(np.isnan(raw_scores))), time.perf_counter() - start, thresholds)
+    return MpsResult(result_matrix, out, examinees, stats.cache_hits, int(np.count_nonzero(np.isnan(raw_scores))),
+                     time.perf_counter() - start, thresholds)
 
 
 async def run_mps(models: list[str], data: str | None, scenarios: list[str] | None, limit: int | None,
