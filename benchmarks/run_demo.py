@@ -40,14 +40,15 @@ class TimedBackend:
 
 async def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--limit", type=int, default=None, help="items per scenario (default: the demo's)")
+    ap.add_argument("--limit", type=int, default=None, help="items per task (default: the demo's)")
     ap.add_argument("--max-tokens", type=int, default=None)
-    ap.add_argument("--scenarios", default=None)
+    ap.add_argument("--tasks", "--scenarios", default=None)
+    ap.add_argument("--suite", default=None, help="climedbench (default) or clinicbench")
     args = ap.parse_args()
     wall_start = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         opts = RunOptions(limit=args.limit, max_tokens=args.max_tokens, out=str(Path(tmp) / "run"), no_cache=True,
-                          scenarios=args.scenarios.split(",") if args.scenarios else None)
+                          suite=args.suite, tasks=args.tasks.split(",") if args.tasks else None)
         plan = plan_run(opts)
         load_start = time.perf_counter()
         backend = await open_backend(opts.model, ModelOptions())
@@ -59,17 +60,17 @@ async def main() -> None:
             await backend.aclose()
     wall = time.perf_counter() - wall_start
     harness = wall - load - timed.seconds
-    n = results["run"]["items"]
-    print(f"items                 {n} ({len(results['scenarios'])} scenarios, "
-          f"{plan.spec['generation']['max_tokens']} max tokens)")
+    assert results.run is not None and results.overall is not None
+    n = results.run.items
+    print(f"items                 {n} ({len(results.tasks)} tasks of {plan.suite.title}, "
+          f"{plan.spec.generation['max_tokens']} max tokens)")
     print(f"wall time             {wall:8.1f} s   (target for the default demo: < 600 s)")
     print(f"items per second      {n / wall:8.3f}")
     print(f"model load            {load:8.1f} s   ({100 * load / wall:.1f}% of wall)")
     print(f"inside model calls    {timed.seconds:8.1f} s   ({100 * timed.seconds / wall:.1f}% of wall)")
     print(f"harness overhead      {harness:8.2f} s   ({100 * harness / wall:.2f}% of wall; target < 5%)")
-    print(f"tokens                {results['run']['prompt_tokens']} prompt, "
-          f"{results['run']['completion_tokens']} completion")
-    print(f"overall score         {results['overall']['score']:.1f}  {results['overall']['ci']}")
+    print(f"tokens                {results.run.prompt_tokens} prompt, {results.run.completion_tokens} completion")
+    print(f"overall score         {results.overall.score:.1f}  {results.overall.ci}")
     sys.exit(0 if harness / wall < 0.05 else 1)
 
 

@@ -13,8 +13,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from climedbench.core.suite import load_suite
 from climedbench.data.loaders import load_items
-from climedbench.taxonomy import load_suite
 
 BEGIN = "<!-- BEGIN GENERATED: python scripts/data_card.py --write -->"
 END = "<!-- END GENERATED -->"
@@ -26,9 +26,9 @@ def tables() -> str:
     items = load_items(None, suite).items
     out = ["| scenario | test | dev | gold distribution (test) | input chars min / median / max | > 1,500 chars "
            "| specialties |", "|---|---|---|---|---|---|---|"]
-    for sc in suite.scenarios:
-        test = [i for i in items if i.scenario == sc.code and i.split == "test"]
-        dev = [i for i in items if i.scenario == sc.code and i.split == "dev"]
+    for sc in suite.tasks:
+        test = [i for i in items if i.task == sc.code and i.split == "test"]
+        dev = [i for i in items if i.task == sc.code and i.split == "dev"]
         lengths = [len(i.input) for i in test]
         if sc.shape in ("single", "multi"):
             dist = " ".join(f"{k}{v}" for k, v in sorted(Counter(i.answer for i in test).items()))
@@ -36,10 +36,10 @@ def tables() -> str:
             dist = "first letter " + " ".join(f"{k}{v}" for k, v in sorted(Counter(i.answer[0] for i in test).items()))
         elif sc.shape == "keywords":
             dist = "keywords per item " + " ".join(
-                f"{k}:{v}" for k, v in sorted(Counter(len(i.keywords or []) for i in test).items()))
+                f"{k}:{v}" for k, v in sorted(Counter(len(i.targets or []) for i in test).items()))
         else:
             dist = "free text"
-        if sc.misleading_reference:
+        if sc.loader_options.get("misleading_reference"):
             dist += "; shown wrong answer " + " ".join(
                 f"{k}{v}" for k, v in sorted(Counter(i.misleading_answer for i in test).items()))
         out.append(f"| {sc.code} | {len(test)} | {len(dev)} | {dist} | {min(lengths)} / "

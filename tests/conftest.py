@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from climedbench.taxonomy import Suite, load_suite
+from climedbench.core.suite import Suite, load_suite
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).parent / "fixtures"

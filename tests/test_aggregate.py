@@ -1,7 +1,8 @@
 import numpy as np
 import pytest
 
-from climedbench.aggregate import ScenarioScores, aggregate, bootstrap_means
+from climedbench.aggregate import TaskScores, aggregate, bootstrap_means
+from climedbench.report.published import published_tables
 from climedbench.report.tables import read_published_csv
 
 PAPER_OVERALL = {"GPT-4": 68.5, "Qwen": 69.0, "ERNIE-Bot": 69.2, "ChatGLM3": 50.2, "Baichuan": 41.9,
@@ -9,46 +10,46 @@ PAPER_OVERALL = {"GPT-4": 68.5, "Qwen": 69.0, "ERNIE-Bot": 69.2, "ChatGLM3": 50.
 
 
 def test_paper_table2_overall_is_the_mean_of_the_14_scenarios(suite):
-    from importlib import resources
-
-    path = resources.files("climedbench.data").joinpath("paper_table2.csv")
-    table = read_published_csv(str(path), suite)
+    table = read_published_csv(published_tables(suite)["table2"], suite)
     for model, overall in PAPER_OVERALL.items():
-        assert round(table[model]["overall"]["score"], 1) == overall, model
+        assert round(table[model].overall.score, 1) == overall, model
     # The paper's text: GPT-4 and ERNIE-Bot reasoning 75.1 and 73.3; Qwen clinical QA ~88.7 (88.6 from rounded cells).
-    assert round(table["GPT-4"]["dimensions"]["reasoning"]["score"], 1) == 75.1
-    assert round(table["ERNIE-Bot"]["dimensions"]["reasoning"]["score"], 1) == 73.3
-    assert table["Qwen"]["dimensions"]["clinical_qa"]["score"] == pytest.approx(88.65, abs=0.01)
+    assert round(table["GPT-4"].groups["reasoning"].score, 1) == 75.1
+    assert round(table["ERNIE-Bot"].groups["reasoning"].score, 1) == 73.3
+    assert table["Qwen"].groups["clinical_qa"].score == pytest.approx(88.65, abs=0.01)
+    assert table["GPT-4"].published and table["GPT-4"].overall.ci is None
 
 
 def test_aggregate_convention_and_cis(suite):
     rng = np.random.default_rng(1)
-    data = {s.code: ScenarioScores(list(rng.integers(0, 2, 40).astype(float))) for s in suite.scenarios}
-    data["CPR"] = ScenarioScores([1.0, -1 / 3, 2 / 3, 0.0], extraction_failures=1)
-    res = aggregate(data, suite, seed=3)
+    data = {t.code: TaskScores(list(rng.integers(0, 2, 40).astype(float))) for t in suite.tasks}
+    data["CPR"] = TaskScores([1.0, -1 / 3, 2 / 3, 0.0], [None] * 4, extraction_failures=1)
+    for d in data.values():
+        d.stats = [None] * len(d.scores)
+    tasks, groups, overall = aggregate(data, suite, seed=3)
     means = {c: float(np.mean(d.scores)) * 100 for c, d in data.items()}
-    for c, fig in res["scenarios"].items():
-        assert fig["score"] == pytest.approx(means[c], abs=0.01)
-        lo, hi = fig["ci"]
-        assert lo <= fig["score"] <= hi and fig["n"] == len(data[c].scores)
+    for c, fig in tasks.items():
+        assert fig.score == pytest.approx(means[c], abs=0.01)
+        lo, hi = fig.ci
+        assert lo <= fig.score <= hi and fig.n == len(data[c].scores)
     qa = np.mean([means[c] for c in ("ID#1", "ID#2", "ID#3", "ID#4")])
-    assert res["dimensions"]["clinical_qa"]["score"] == pytest.approx(qa, abs=0.01)
-    assert res["overall"]["score"] == pytest.approx(np.mean(list(means.values())), abs=0.01)
-    assert res["overall"]["complete"] and res["overall"]["n"] == 13 * 40 + 4
-    assert res["scenarios"]["CPR"]["extraction_failures"] == 1
-    assert res["dimensions"]["reasoning"]["extraction_failures"] == 1
+    assert groups["clinical_qa"].score == pytest.approx(qa, abs=0.01)
+    assert overall.score == pytest.approx(np.mean(list(means.values())), abs=0.01)
+    assert overall.complete and overall.n == 13 * 40 + 4
+    assert tasks["CPR"].extraction_failures == 1
+    assert groups["reasoning"].extraction_failures == 1
     # The overall CI averages 14 scenarios: narrower than a single scenario's.
-    width = lambda f: f["ci"][1] - f["ci"][0]  # noqa: E731
-    assert width(res["overall"]) < width(res["scenarios"]["ID#1"])
-    assert aggregate(data, suite, seed=3) == res  # seeded
+    width = lambda f: f.ci[1] - f.ci[0]  # noqa: E731
+    assert width(overall) < width(tasks["ID#1"])
 
 
 def test_partial_suites_say_so(suite):
-    res = aggregate({"BKT": ScenarioScores([1.0, 0.0]), "FIT": ScenarioScores([0.0])}, suite)
-    assert set(res["scenarios"]) == {"BKT", "FIT"}
-    assert res["dimensions"]["hallucination"]["complete"] is False
-    assert res["overall"]["n_scenarios"] == 2 and res["overall"]["complete"] is False
-    assert res["overall"]["score"] == pytest.approx(25.0)
+    tasks, groups, overall = aggregate({"BKT": TaskScores([1.0, 0.0], [None, None]),
+                                        "FIT": TaskScores([0.0], [None])}, suite)
+    assert set(tasks) == {"BKT", "FIT"}
+    assert groups["hallucination"].complete is False
+    assert overall.tasks == ["BKT", "FIT"] and overall.complete is False
+    assert overall.score == pytest.approx(25.0)
 
 
 def test_bootstrap_is_unbiased_and_shrinks_with_n():

@@ -23,7 +23,7 @@ def demo(suite):
 def test_every_record_is_valid_and_counts_reach_the_minimum(demo, suite):
     assert demo.problems == []
     tests, devs = demo.valid_counts("test"), demo.valid_counts("dev")
-    for sc in suite.scenarios:
+    for sc in suite.tasks:
         assert tests.get(sc.code, 0) >= MIN_TEST, sc.code
         assert devs.get(sc.code, 0) >= MIN_DEV, sc.code
     assert sum(tests.values()) >= 350
@@ -35,20 +35,20 @@ def test_records_carry_provenance_and_a_rationale(demo, suite):
         assert it.specialty and it.source and it.synthetic is not None, it.uid
         assert it.rationale not in it.input, it.uid  # never shown to the model
     official = [i for i in demo.items if i.synthetic is False]
-    assert sorted(i.scenario for i in official) == sorted(suite.codes)  # one official example each
+    assert sorted(i.task for i in official) == sorted(suite.codes)  # one official example each
     assert all("CliMedBench" in (i.source or "") for i in official)
     assert len({i.specialty for i in demo.items}) >= 10
 
 
 def test_gold_letters_are_balanced(demo, suite):
-    for sc in suite.scenarios:
-        items = [i for i in demo.items if i.scenario == sc.code and i.split == "test"]
+    for sc in suite.tasks:
+        items = [i for i in demo.items if i.task == sc.code and i.split == "test"]
         if sc.is_choice and sc.code not in FIXED_LETTER:
             counts = Counter(i.answer for i in items)
             assert max(counts.values()) / len(items) <= 0.35, (sc.code, counts)
             for i in items:
                 assert i.answer in i.options, i.uid
-        if sc.misleading_reference:
+        if sc.loader_options.get("misleading_reference"):
             counts = Counter(i.misleading_answer for i in items)
             assert max(counts.values()) / len(items) <= 0.35, (sc.code, counts)
         if sc.shape == "order":
@@ -56,7 +56,7 @@ def test_gold_letters_are_balanced(demo, suite):
             assert max(firsts.values()) / len(items) <= 0.35, (sc.code, firsts)
             identity = [i.uid for i in items if i.answer == "".join(sorted(i.answer))]
             assert len(identity) <= 3, identity
-    ftt = [i for i in demo.items if i.scenario == "FTT"]
+    ftt = [i for i in demo.items if i.task == "FTT"]
     assert all(i.options[i.answer] == "以上均不对" and i.answer == i.letters[-1] for i in ftt)
 
 
@@ -70,8 +70,8 @@ def _shingles(text: str, k: int = 8) -> set[str]:
 
 
 def test_no_exact_or_near_duplicate_inputs(demo, suite):
-    for sc in suite.scenarios:
-        items = [i for i in demo.items if i.scenario == sc.code]
+    for sc in suite.tasks:
+        items = [i for i in demo.items if i.task == sc.code]
         norms = Counter(_norm(i.input) for i in items)
         assert max(norms.values()) == 1, sc.code
         sh = {i.uid: _shingles(i.input) for i in items}
@@ -83,14 +83,14 @@ def test_no_exact_or_near_duplicate_inputs(demo, suite):
 
 def test_inputs_have_realistic_lengths(demo):
     for code in ("ID#1", "ID#2", "ID#3", "ID#4"):
-        lengths = sorted(len(i.input) for i in demo.items if i.scenario == code and i.split == "test")
+        lengths = sorted(len(i.input) for i in demo.items if i.task == code and i.split == "test")
         assert lengths[len(lengths) // 2] >= 300, (code, lengths)  # median: several hundred characters
         assert sum(n > 1500 for n in lengths) >= 2, (code, lengths)  # a spread for input-length analysis
     for code, lo, hi in (("CPR", 4, 7), ("SSO", 4, 7)):
-        sizes = {len(i.options) for i in demo.items if i.scenario == code}
+        sizes = {len(i.options) for i in demo.items if i.task == code}
         assert min(sizes) >= 2 and max(sizes) <= hi and len(sizes) >= 2, (code, sizes)
         assert max(sizes) >= lo + 2, (code, sizes)
-    ke = [len(i.keywords or []) for i in demo.items if i.scenario == "KE" and i.synthetic]
+    ke = [len(i.targets or []) for i in demo.items if i.task == "KE" and i.synthetic]
     assert min(ke) >= 3 and max(ke) <= 6
 
 
@@ -98,10 +98,10 @@ def test_gold_answers_score_full_marks_through_prompts_extraction_and_metrics(de
     """A scripted response that states the gold answer and then explains it with the item's own rationale
     (which names the distractors' letters) must extract to the gold and score 1 in every scenario."""
     scorer = Scorer()
-    by_code = {s.code: s for s in suite.scenarios}
+    by_code = {s.code: s for s in suite.tasks}
     failures = []
     for it in demo.items:
-        sc = by_code[it.scenario]
+        sc = by_code[it.task]
         for variant in ("vanilla", "cot"):
             messages = build_messages(sc, it, [], PromptSettings(variant=variant), suite)
             assert it.input in messages[-1]["content"] and it.rationale not in messages[-1]["content"]
@@ -110,7 +110,7 @@ def test_gold_answers_score_full_marks_through_prompts_extraction_and_metrics(de
         scored = scorer.score(sc, it, response)
         target = 0.999 if sc.metric == "similarity" else 1.0 - 1e-9
         if scored.score < target:
-            failures.append((it.uid, scored.extracted, it.answer or it.keywords, round(scored.score, 3)))
+            failures.append((it.uid, scored.extracted, it.answer or it.targets, round(scored.score, 3)))
     assert failures == []
 
 

@@ -66,11 +66,12 @@ def test_cli_extract_reads_stdin_lines():
         {"kind": "multi", "options": "ABCD", "response": "我选择血常规和肝功能",
          "option_texts": {"A": "血常规", "B": "胃镜", "C": "肝功能", "D": "腰椎MRI"}},
         {"kind": "single", "options": "ABCD", "response": "无法确定"},
+        {"kind": "label", "labels": ["yes", "no", "maybe"], "response": "Based on the abstract, the answer is no."},
     ]
     proc = subprocess.run([sys.executable, "-m", "climedbench.cli", "extract"], capture_output=True, text=True,
                           input="\n".join(json.dumps(x, ensure_ascii=False) for x in lines) + "\n", check=True)
-    assert [json.loads(x) for x in proc.stdout.splitlines()] == [
-        {"answer": "C"}, {"answer": "BADC"}, {"answer": "AC"}, {"answer": None}]
+    assert [json.loads(x)["answer"] for x in proc.stdout.splitlines()] == ["C", "BADC", "AC", None, "no"]
+    assert json.loads(proc.stdout.splitlines()[3])["method"] == "hedge"  # the rule that decided is named
     bad = subprocess.run([sys.executable, "-m", "climedbench.cli", "extract"], capture_output=True, text=True,
                          input='{"kind": "single"}\n')
     assert bad.returncode != 0 and "stdin line 1" in bad.stderr and "Traceback" not in bad.stderr

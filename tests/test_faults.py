@@ -109,7 +109,7 @@ def test_sigkill_halfway_then_rerun_completes_without_duplicates_or_repeats(serv
     forwarded = dict(stats["forwarded_by_body"])
     forwarded.pop(hashlib.sha256(b"").hexdigest(), None)  # the two GET /models checks
 
-    for task in plan.tasks:
+    for task in plan.requests:
         msgs = task.messages(plan.suite)
         body = hashlib.sha256(backend.request_body(msgs, task.params)).hexdigest()
         times = forwarded.get(body, 0)
@@ -129,8 +129,8 @@ def test_instant_endpoint_order_errors_retry_and_budget(tmp_path):
             # Every request fails (500 each time, more faults than retries): recorded as errors, not dropped.
             proc = cli("run", *base, "--base-url", proxy, "--max-retries", "1", "--out", str(out), "--json")
             res = json.loads(proc.stdout)
-            assert res["run"]["failed"] == 400 and res["scenarios"]["BKT"]["n"] == 400
-            assert res["scenarios"]["BKT"]["score"] == 0 and res["scenarios"]["BKT"]["errors"] == 400
+            assert res["run"]["failed"] == 400 and res["tasks"]["BKT"]["n"] == 400
+            assert res["tasks"]["BKT"]["score"] == 0 and res["tasks"]["BKT"]["errors"] == 400
             assert all(s["error"] and "server error HTTP 500" in s["error"] for s in samples(out))
             # The server recovers: the same command retries exactly the failed items.
             configure_proxy(proxy, p_500=0.0)
@@ -141,7 +141,7 @@ def test_instant_endpoint_order_errors_retry_and_budget(tmp_path):
         got = samples(out)
         assert [s["item_id"] for s in got] == [f"q{i:05d}" for i in range(400)]  # item order at 64 in flight
         plan = plan_run(RunOptions(data=str(data), max_tokens=8))
-        for s, task in zip(got, plan.tasks, strict=True):
+        for s, task in zip(got, plan.requests, strict=True):
             assert s["raw"] == f"答案：{answer_letter(task.messages(plan.suite))}"
         # A budget stops a run cleanly before it is exceeded, with partial results saved.
         out2 = tmp_path / "budget"
@@ -261,5 +261,5 @@ def test_interrupted_asyncio_run_keeps_finished_work(tmp_path):
         assert 50 <= len(partial) < 300
         reset_stats(url)
         _, results, stats = asyncio.run(run_plan(plan_run(opts)))
-        assert results["run"]["items"] == 300 and stats.resumed == len(partial)
+        assert results.run.items == 300 and stats.resumed == len(partial)
         assert get_stats(url)["requests"] <= 300 - len(partial)  # none of the finished items asked again

@@ -19,12 +19,16 @@ def test_jsonl_reports_file_line_field(tmp_path, suite):
     probs = [(x.line, x.field) for x in report.problems]
     assert probs == [(3, None), (4, "reference"), (5, "scenario"), (6, "id"), (7, None)]
     assert "not valid JSON" in report.problems[0].reason
-    assert "unknown scenario code 'NOPE'" in report.problems[2].reason
+    assert "unknown task 'NOPE'" in report.problems[2].reason
     assert "duplicate id '1'" in report.problems[3].reason and "mine.jsonl:1" in report.problems[3].reason
     assert report.as_json(suite) == {
+        "suite": "climedbench",
         "valid": {"ID#1": 1},
-        "invalid": [{"file": str(p), "line": x.line, "field": x.field, "reason": x.reason} for x in report.problems],
+        "splits": {"ID#1": {"test": 1}},
+        "invalid": [{"file": str(p), "line": x.line, "field": x.field, "reason": x.reason, "task": x.task}
+                    for x in report.problems],
     }
+    assert [x.task for x in report.problems] == [None, "ID#1", None, "ID#1", None]
     with pytest.raises(DataError, match=r"(?s)5 invalid record\(s\).*mine.jsonl:4: field 'reference'"):
         report.raise_if_invalid()
 
@@ -39,14 +43,14 @@ def test_json_array_lines_and_scenario_keyed_objects(tmp_path, suite):
     rec = {k: v for k, v in GOOD.items() if k != "scenario"}
     q.write_text(json.dumps({"BKT": [rec | {"id": "x", "reference": "D"}], "ID1": [rec]}, indent=1), "utf-8")
     r2 = load_items(q, suite)
-    assert sorted(i.scenario for i in r2.items) == ["BKT", "ID#1"]
+    assert sorted(i.task for i in r2.items) == ["BKT", "ID#1"]
 
 
 def test_csv_with_multiline_fields_and_scenario_from_file_name(tmp_path, suite):
     p = tmp_path / "BKT.csv"
     p.write_text('id,input,reference\n1,"## 问题: 补体\n## 选项: A. 甲\nB. 乙\nC. 丙",C\n2,"## 问题: x",A\n', "utf-8")
     r = load_items(p, suite)
-    assert [i.scenario for i in r.items] == ["BKT"]
+    assert [i.task for i in r.items] == ["BKT"]
     assert (r.problems[0].line, r.problems[0].field) == (6, "input")  # the record on line 6 (the first spans lines 2-5)
 
 
@@ -56,7 +60,7 @@ def test_directory_and_bad_paths(tmp_path, suite):
     assert load_items(tmp_path, suite).valid_counts() == {"ID#1": 1}
     with pytest.raises(DataError, match="no such file or folder"):
         load_items(tmp_path / "nope.jsonl", suite)
-    bad = tmp_path / "x.xlsx"
+    bad = tmp_path / "x.docx"
     bad.write_text("x")
     with pytest.raises(DataError, match="unsupported file type"):
         load_items(bad, suite)

@@ -2,8 +2,8 @@ import json
 
 import pytest
 
-from climedbench.data.loaders import load_items
-from climedbench.data.parse import RecordError, build_item, parse_options, split_sections
+from climedbench.benchmarks.climedbench.loader import build_item, parse_options, split_sections
+from climedbench.data.loaders import RecordError, load_items
 
 from .conftest import OFFICIAL
 
@@ -80,9 +80,9 @@ def test_orders_cpr_and_sso(suite):
 
 
 def test_keywords_accept_strings_lists_and_run_together(suite):
-    assert item(suite, "KE", input="摘要", reference="慢性病；养老；医养结合").keywords == ["慢性病", "养老", "医养结合"]
-    assert item(suite, "KE", input="摘要", reference=["慢性病", "养老"]).keywords == ["慢性病", "养老"]
-    assert item(suite, "KE", input="摘要", reference="慢性病养老医养结合延续护理").keywords == ["慢性病养老医养结合延续护理"]
+    assert item(suite, "KE", input="摘要", reference="慢性病；养老；医养结合").targets == ["慢性病", "养老", "医养结合"]
+    assert item(suite, "KE", input="摘要", reference=["慢性病", "养老"]).targets == ["慢性病", "养老"]
+    assert item(suite, "KE", input="摘要", reference="慢性病养老医养结合延续护理").targets == ["慢性病养老医养结合延续护理"]
 
 
 def test_structured_question_and_options_render_an_official_input(suite):
@@ -93,7 +93,7 @@ def test_structured_question_and_options_render_an_official_input(suite):
 def test_official_examples_import(suite):
     """Every option-label and section variant of the 14 official pages; the 3 unscorable pages are named."""
     report = load_items(OFFICIAL, suite)
-    got = {i.scenario: i for i in report.items}
+    got = {i.task: i for i in report.items}
     assert set(got) == {"ID#1", "ID#2", "ID#3", "ID#4", "BKT", "CPR", "KE", "DS", "FIT", "FTT", "WTD"}
     assert got["ID#1"].answer == "B" and got["ID#2"].answer == "A" and got["ID#3"].answer == "C"
     assert len(got["BKT"].options) == 5 and got["BKT"].options["E"] == "急性肾小球肾炎"
@@ -102,7 +102,7 @@ def test_official_examples_import(suite):
     bad = {(p.line, p.field): p.reason for p in report.problems}
     raw = json.loads(OFFICIAL.read_text("utf-8"))
     assert len(bad) == 3
-    codes = {p.scenario for p in report.problems}
+    codes = {p.task for p in report.problems}
     assert codes == {"CS", "MC", "SSO"}  # CS: prose reference; MC: no options printed; SSO: only A, B printed
     for p in report.problems:
         assert p.file.endswith("official_examples.json") and p.line > 1 and p.field in ("reference", "input")

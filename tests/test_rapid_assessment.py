@@ -89,7 +89,7 @@ def test_pipeline(servers, tmp_path):
                          str(tmp_path / "c.sqlite"), "--json").stdout)
     assert res["adaptive"] and res["n_items"] == 20 and res["model"] == "model-a"
     lo, hi = res["overall"]["ci"]
-    assert lo <= res["overall"]["score"] <= hi and set(res["scenarios"]) <= {s for s in by}
+    assert lo <= res["overall"]["score"] <= hi and set(res["tasks"]) <= {s for s in by}
     log = [json.loads(x) for x in (cat_out / "cat_log.jsonl").read_text().splitlines()]
     assert len(log) == 20 and [x["step"] for x in log] == list(range(1, 21))
     assert len({x["item"] for x in log}) == 20  # never the same item twice

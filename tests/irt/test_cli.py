@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 from typer.testing import CliRunner
 
+from climedbench.cli.irt import app
 from climedbench.irt.bank import ItemBank
-from climedbench.irt.cli import app
 from climedbench.irt.matrix import ResponseMatrix, write_matrix
 from climedbench.irt.synthetic import generate_bank, simulate_responses
 

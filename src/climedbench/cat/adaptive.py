@@ -19,18 +19,19 @@ from typing import Any
 from climedbench import __version__
 from climedbench.cat.engine import CATConfig
 from climedbench.cat.session import CATResult, CATSession
+from climedbench.core.suite import load_suite
+from climedbench.core.types import Figure, Results, RunAccounting, RunSpec
 from climedbench.data.loaders import DEMO_NAME, load_items
 from climedbench.errors import ConfigError, DataError, ModelError
 from climedbench.irt.bank import ItemBank
-from climedbench.irt.binarize import binarize, read_transforms
+from climedbench.irt.binarize import binarize, read_transforms, transform_of
 from climedbench.limits import Budget, Prices, RateLimiter
 from climedbench.models.base import GenParams
 from climedbench.models.registry import ModelOptions, open_backend
 from climedbench.prompts import PromptSettings
 from climedbench.rundir import RunDir, SampleStore, write_json_atomic
-from climedbench.runner import Engine, RunOptions, RunStats, Task, default_out_dir, make_sample, open_cache
+from climedbench.runner import Engine, Request, RunOptions, RunStats, default_out_dir, make_sample, open_cache
 from climedbench.scoring import Scorer
-from climedbench.taxonomy import load_suite
 
 CAT_IDENTITY = ("bank_sha256", "data", "model", "seed", "cat", "generation")
 
@@ -42,6 +43,7 @@ class CatOptions:
     bank: str
     model: str = "default"
     data: str | None = None
+    suite: str | None = None
     item_map: str | None = None
     config: CATConfig = field(default_factory=CATConfig)
     seed: int = 0
@@ -61,44 +63,45 @@ def tau_transforms(bank: ItemBank, transforms: dict[str, tuple[str, float]]) -> 
     return out
 
 
-def as_results(model: str, result: CATResult, suite_codes: list[str]) -> dict[str, Any]:
+def as_results(model: str, result: CATResult, suite_codes: list[str], suite: str = "climedbench") -> Results:
     """The CAT's predictions in the results.json shape (predicted scores with their 95% intervals)."""
-    def fig(d: dict[str, float], metric: str) -> dict[str, Any]:
-        return {"score": round(d["score"], 2), "ci": [round(d["lower"], 2), round(d["upper"], 2)], "n": None,
-                "metric": metric, "extraction_failures": None, "predicted": True}
+    def fig(d: dict[str, float], metric: str) -> Figure:
+        return Figure(score=round(d["score"], 2), ci=(round(d["lower"], 2), round(d["upper"], 2)), metric=metric,
+                      predicted=True)
 
-    scenarios = {c: fig(result.scenarios[c], "predicted") for c in suite_codes if c in result.scenarios}
-    return {"model": model, "adaptive": True, "theta": result.theta, "se": result.se, "n_items": result.n_items,
-            "scenarios": scenarios, "dimensions": {}, "overall": fig(result.overall, "predicted mean of scenarios")}
+    tasks = {c: fig(result.scenarios[c], "predicted") for c in suite_codes if c in result.scenarios}
+    return Results(model=model, suite=suite, adaptive=True, tasks=tasks,
+                   overall=fig(result.overall, "predicted mean of task scores"),
+                   theta=result.theta, se=result.se, n_items=result.n_items)
 
 
-async def run_cat(opts: CatOptions, progress: Any = None) -> tuple[RunDir, dict[str, Any]]:
+async def run_cat(opts: CatOptions, progress: Any = None) -> tuple[RunDir, Results]:
     """Administer the adaptive test to the model and write the run directory."""
     bank = ItemBank.load(opts.bank)
-    suite = load_suite()
+    suite = load_suite(opts.suite)
     report = load_items(opts.data, suite)
     items = {i.uid: i for i in report.items}
     missing = [i for i in bank.ids if i not in items]
     if missing:
         raise DataError(f"{len(missing)} bank item(s) are not in {opts.data or DEMO_NAME} (first: {missing[0]}); "
                         "give the --data the bank was calibrated on")
-    graded = {s.code for s in suite.scenarios if s.metric != "accuracy"}
+    graded = {t.code for t in suite.tasks if transform_of(t.metric) != "identity"}
     needs_map = any(sc in graded for sc in (bank.scenarios or []))
     transforms = read_transforms(opts.item_map) if opts.item_map else {}
     if needs_map and not opts.item_map:
-        raise ConfigError("the bank holds graded items (Kendall's τ, ROUGE-1, similarity): give --item-map, the "
+        raise ConfigError("the bank holds graded items (Kendall's τ, ROUGE, F1, similarity): give --item-map, the "
                           ".items.csv written by `climedbench irt matrix` or `climedbench mps`")
     backend = await open_backend(opts.model, opts.model_options)
     cache = open_cache(RunOptions(cache=opts.cache, no_cache=opts.no_cache))
     try:
-        spec = {
-            "kind": "adaptive", "climedbench_version": __version__,
-            "bank": str(opts.bank), "bank_sha256": _sha(Path(opts.bank)), "data": opts.data or DEMO_NAME,
-            "model_spec": opts.model, "model": backend.fingerprint, "seed": opts.seed,
-            "cat": {k: v for k, v in opts.config.__dict__.items() if k != "sh_parameters"},
-            "generation": GenParams(max_tokens=opts.max_tokens, seed=opts.seed).as_dict(),
-            "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        }
+        spec = RunSpec(
+            kind="adaptive", climedbench_version=__version__, suite=suite.suite, suite_version=suite.version,
+            suite_source=suite.source, data=opts.data or DEMO_NAME, model_spec=opts.model, model=backend.fingerprint,
+            seed=opts.seed, generation=GenParams(max_tokens=opts.max_tokens, seed=opts.seed).as_dict(),
+            bank=str(opts.bank), bank_sha256=_sha(Path(opts.bank)),
+            cat={k: v for k, v in opts.config.__dict__.items() if k != "sh_parameters"},
+            started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        )
         rundir = RunDir(opts.out or default_out_dir(f"cat-{backend.name}"))
         # Re-running the same command replays the test: same seed, same choices, answers from the cache.
         rundir.prepare(spec, CAT_IDENTITY)
@@ -113,7 +116,7 @@ async def run_cat(opts: CatOptions, progress: Any = None) -> tuple[RunDir, dict[
             while not session.done:
                 uid = session.next_item()
                 item = items[uid]
-                task = Task(session.n_items, item, suite.scenario(item.scenario), [], PromptSettings(), params)
+                task = Request(session.n_items, item, suite.task(item.task), [], PromptSettings(), params)
                 answered = await engine.answer(task)
                 assert answered is not None  # no budget is set
                 messages, key, completion, error = answered
@@ -123,19 +126,20 @@ async def run_cat(opts: CatOptions, progress: Any = None) -> tuple[RunDir, dict[
                 sample = make_sample(task, messages, key, completion, None, scorer, "generate", False)
                 store.write(sample)
                 transform, threshold = transforms.get(uid, ("identity", 0.5))
-                session.record(uid, binarize(sample["score"], transform, threshold))
+                session.record(uid, binarize(sample.score, transform, threshold))
                 log.write(json.dumps(session.log[-1], ensure_ascii=False) + "\n")
                 if progress:
-                    progress(session.n_items, opts.config.max_items, item.scenario)
+                    progress(session.n_items, opts.config.max_items, item.task)
             store.finalize(session.result().items)
         result = session.result()
-        results = as_results(backend.name, result, suite.codes)
-        results["run"] = {"items_asked": result.n_items, "cache_hits": stats.cache_hits,
-                          "wall_seconds": round(time.perf_counter() - start, 3),
-                          "prompt_tokens_now": stats.prompt_tokens, "completion_tokens_now": stats.completion_tokens}
-        results["cat"] = {k: v for k, v in result.to_dict().items() if k != "log"}
+        results = as_results(backend.name, result, suite.codes, suite.suite)
+        results.run = RunAccounting(items=result.n_items, planned=opts.config.max_items, missing=0,
+                                    cache_hits=stats.cache_hits, wall_seconds=round(time.perf_counter() - start, 3),
+                                    prompt_tokens_now=stats.prompt_tokens,
+                                    completion_tokens_now=stats.completion_tokens)
+        results.cat = {k: v for k, v in result.to_dict().items() if k != "log"}
         write_json_atomic(rundir.results_file, results)
-        spec["finished_at"] = datetime.now(UTC).isoformat(timespec="seconds")
+        spec.finished_at = datetime.now(UTC).isoformat(timespec="seconds")
         write_json_atomic(rundir.run_file, spec)
         return rundir, results
     finally:
@@ -162,24 +166,25 @@ def compare_runs(run_dirs: list[Path]) -> dict[str, Any]:
 
     from climedbench.cat.session import compare
 
-    full: dict[str, dict[str, Any]] = {}
-    adaptive: dict[str, dict[str, Any]] = {}
+    full: dict[str, Results] = {}
+    adaptive: dict[str, Results] = {}
     for d in run_dirs:
         res = RunDir(d).read_results()
-        (adaptive if res.get("adaptive") else full)[str(res.get("model", d))] = res
+        (adaptive if res.adaptive else full)[res.model] = res
     pairs = []
     for a, b in itertools.combinations(adaptive, 2):
-        verdict = compare(CATResult.from_dict(adaptive[a]["cat"]), CATResult.from_dict(adaptive[b]["cat"]))
+        verdict = compare(CATResult.from_dict(adaptive[a].cat or {}), CATResult.from_dict(adaptive[b].cat or {}))
         pairs.append({"a": a, "b": b, **verdict})
     models = [m for m in full if m in adaptive]
     if not models and not pairs:
         raise DataError("give a full run and an adaptive (cat) run of the same model, or two adaptive runs")
-    rows = []
+    rows: list[dict[str, Any]] = []
     for m in models:
-        f, a = full[m]["overall"], adaptive[m]["overall"]
-        rows.append({"model": m, "full": f["score"], "adaptive": a["score"], "ci": a["ci"],
-                     "error": round(a["score"] - f["score"], 2), "covered": a["ci"][0] <= f["score"] <= a["ci"][1],
-                     "items_asked": adaptive[m].get("n_items")})
+        fo, ao = full[m].overall, adaptive[m].overall
+        assert fo is not None and ao is not None and ao.ci is not None
+        rows.append({"model": m, "full": fo.score, "adaptive": ao.score, "ci": list(ao.ci),
+                     "error": round(ao.score - fo.score, 2), "covered": ao.ci[0] <= fo.score <= ao.ci[1],
+                     "items_asked": adaptive[m].n_items})
     out: dict[str, Any] = {"models": rows, "pairs": pairs}
     if rows:
         out["mean_abs_error"] = round(sum(abs(r["error"]) for r in rows) / len(rows), 3)

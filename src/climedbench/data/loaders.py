@@ -1,54 +1,306 @@
-"""Read items from JSONL, JSON and CSV files (or directories of them) with file and line for every record."""
+"""Items from files: find the data files, tell which task each belongs to, and build checked items.
+
+A *loader* (registered by name; a suite or task names its own) turns one raw record into an `Item` or
+raises `RecordError` naming the field. `load_items` walks a file or folder, decides each file's task
+(from its folder or file name, or from a `task`/`scenario`/`dataset` field of each record) and split
+(a `split` field, or a file named test/dev/train...), and collects the valid items and, for every
+invalid record, its file, line, field and reason.
+
+The `records` loader reads the documented generic format of a user's own benchmark (docs/SUITES.md).
+"""
 
 from __future__ import annotations
 
-import contextlib
-import csv
 import json
+import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from climedbench.data.parse import RecordError, build_item, get, scenario_of
-from climedbench.data.schema import Item, Problem
+from climedbench.core.registry import LOADERS
+from climedbench.core.suite import Suite, Task
+from climedbench.core.types import Item, Problem
+from climedbench.data.readers import SUFFIXES, RawRecord, read_records
 from climedbench.errors import DataError
-from climedbench.taxonomy import Suite
 
-SUFFIXES = (".jsonl", ".json", ".csv")
 DEMO_NAME = "bundled demo set"
 
 
-@dataclass
-class RawRecord:
-    """One record as read from disk, before any checking."""
+class RecordError(ValueError):
+    """One field of one record is invalid."""
+
+    def __init__(self, field: str | None, reason: str) -> None:
+        super().__init__(reason)
+        self.field, self.reason = field, reason
+
+
+@dataclass(frozen=True)
+class RecordContext:
+    """Where a record comes from: file, line, the split its file name gives, an id from a container key."""
 
     file: str
     line: int
-    data: dict[str, Any] | None
-    error: str | None = None
+    split: str | None = None
+    id_hint: str | None = None
 
+    @property
+    def default_id(self) -> str:
+        return self.id_hint or f"{Path(self.file).name}:{self.line}"
+
+
+# -- field helpers shared by loaders -----------------------------------------------------------------
+
+def get(record: dict[str, Any], *names: str) -> Any:
+    """The first of `names` present with a non-empty value."""
+    for name in names:
+        if name in record and record[name] not in (None, "", [], {}):
+            return record[name]
+    return None
+
+
+def text(value: Any, field: str) -> str:
+    """A text field: strings and numbers as text; a list joined with '; '."""
+    if isinstance(value, list):
+        return "; ".join(str(v) for v in value)
+    if isinstance(value, (str, int, float)):
+        return str(value)
+    raise RecordError(field, f"expected text, got {type(value).__name__}")
+
+
+def required_text(record: dict[str, Any], field: str, *names: str) -> str:
+    """A non-empty text field (looked up under `names`, reported as `field`)."""
+    value = get(record, *(names or (field,)))
+    if value is None:
+        raise RecordError(field, "missing")
+    out = text(value, field).strip()
+    if not out:
+        raise RecordError(field, "empty")
+    return out
+
+
+def string_list(value: Any, field: str) -> list[str]:
+    """A list of strings from a JSON list, a JSON-encoded list, a Python-literal list ("['a', 'b']") or a
+    ';'/newline-separated string."""
+    if isinstance(value, str):
+        s = value.strip()
+        if s.startswith("["):
+            try:
+                value = json.loads(s)
+            except json.JSONDecodeError:
+                import ast
+
+                try:
+                    value = ast.literal_eval(s)
+                except (ValueError, SyntaxError) as e:
+                    raise RecordError(field, f"not a readable list: {s[:60]!r}") from e
+        else:
+            value = [p for p in re.split(r"\s*[;；\n|]\s*", s) if p]
+    if not isinstance(value, (list, tuple)):
+        raise RecordError(field, f"expected a list, got {type(value).__name__}")
+    return [str(v).strip() for v in value if str(v).strip()]
+
+
+def letter_options(value: Any, field: str = "options") -> dict[str, str]:
+    """Options keyed by letter from {'A': ...}, a list (A, B, C … in order) or a JSON string of either."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as e:
+            raise RecordError(field, "expected a JSON object {'A': ...} or a list") from e
+    if isinstance(value, (list, tuple)):
+        return {chr(ord("A") + i): str(v).strip() for i, v in enumerate(value)}
+    if isinstance(value, dict):
+        return {str(k).strip().upper(): str(v).strip() for k, v in value.items()}
+    raise RecordError(field, f"expected an object {{'A': ...}} or a list, got {type(value).__name__}")
+
+
+def check_options(options: dict[str, str], field: str = "options") -> None:
+    """At least two options, lettered A, B, C … in order, none empty."""
+    if len(options) < 2:
+        raise RecordError(field, f"found {len(options)} option(s); expected at least 2")
+    expected = "".join(chr(ord("A") + i) for i in range(len(options)))
+    if "".join(options) != expected:
+        raise RecordError(field, f"option letters are {''.join(options)}; expected {expected}")
+    empty = [k for k, v in options.items() if not v]
+    if empty:
+        raise RecordError(field, f"option {empty[0]} has no text")
+
+
+def choice_letter(value: Any, options: dict[str, str], field: str, *, index_base: int | None = None) -> str:
+    """The gold letter from a letter ('C', '(C)', 'c'), an option index (with `index_base` 0 or 1), or the
+    option's exact text."""
+    letters = "".join(options)
+    if isinstance(value, bool):
+        raise RecordError(field, f"expected an option letter ({'/'.join(letters)}), got {value!r}")
+    if isinstance(value, int) or (isinstance(value, str) and value.strip().isdigit() and index_base is not None):
+        if index_base is None:
+            raise RecordError(field, f"expected an option letter ({'/'.join(letters)}), got the number {value}")
+        k = int(value) - index_base
+        if not 0 <= k < len(letters):
+            raise RecordError(field, f"option index {value} is out of range for {len(letters)} options "
+                                     f"({index_base}-based)")
+        return letters[k]
+    s = str(value).strip()
+    bare = s.strip("()（）[]【】 .。:：").upper()
+    if len(bare) == 1 and bare in letters:
+        return bare
+    for letter, option in options.items():
+        if s == option:
+            return letter
+    raise RecordError(field, f"{s[:40]!r} is not one of the option letters {'/'.join(letters)} or an option's text")
+
+
+def split_of(record: dict[str, Any], ctx: RecordContext) -> str:
+    """A record's split: its own 'split' field, else its file's, else test."""
+    raw = str(get(record, "split") or ctx.split or "test").strip().lower()
+    aliases = {"validation": "dev", "valid": "dev", "val": "dev", "development": "dev"}
+    raw = aliases.get(raw, raw)
+    if raw not in ("test", "dev", "train"):
+        raise RecordError("split", f"must be 'test', 'dev' or 'train', got {raw!r}")
+    return raw
+
+
+def meta_of(record: dict[str, Any], used: set[str]) -> dict[str, Any]:
+    """The record's fields no loader step consumed (kept on the item, never shown to the model)."""
+    return {k: v for k, v in record.items() if k not in used}
+
+
+# -- loaders ------------------------------------------------------------------------------------------
+
+class Loader:
+    """Turns the records of one task's files into items. Subclasses implement `build`; they may also read
+    a file format of their own (`read`)."""
+
+    name: ClassVar[str] = ""
+    # File suffixes this loader reads besides the generic ones (e.g. CoNLL '.txt').
+    extra_suffixes: ClassVar[tuple[str, ...]] = ()
+
+    def read(self, path: Path, shown: str, task: Task | None) -> Iterator[RawRecord]:
+        """The raw records of one file."""
+        return read_records(path, shown)
+
+    def build(self, record: dict[str, Any], task: Task, ctx: RecordContext) -> Item:
+        """One checked item, or RecordError."""
+        raise NotImplementedError
+
+
+COMMON_FIELDS = {"id", "item_id", "qid", "uid", "task", "scenario", "dataset", "split", "input", "question",
+                 "context", "options", "choices", "answer", "targets", "reference", "prompt", "rationale",
+                 "explanation", "specialty", "source", "synthetic"}
+
+
+def item_extras(record: dict[str, Any]) -> dict[str, Any]:
+    """rationale, specialty, source, synthetic: kept on the item for the data card and audits."""
+    synthetic = get(record, "synthetic")
+    if isinstance(synthetic, str):
+        synthetic = synthetic.strip().lower() in ("1", "true", "yes")
+    rationale = get(record, "rationale", "explanation")
+    return {
+        "rationale": str(rationale) if rationale is not None else None,
+        "specialty": str(get(record, "specialty")) if get(record, "specialty") is not None else None,
+        "source": str(get(record, "source")) if get(record, "source") is not None else None,
+        "synthetic": bool(synthetic) if synthetic is not None else None,
+    }
+
+
+class RecordsLoader(Loader):
+    """The generic record format (docs/SUITES.md): id, input (or question), optional context and options,
+    and the gold in the task's answer shape — `answer` (letter, letters, order, label), `targets` (a list:
+    keywords, entities, labels) or `reference` (free text)."""
+
+    name = "records"
+
+    def build(self, record: dict[str, Any], task: Task, ctx: RecordContext) -> Item:
+        question = required_text(record, "input", "input", "question")
+        context = get(record, "context")
+        options: dict[str, str] = {}
+        if get(record, "options", "choices") is not None:
+            options = letter_options(get(record, "options", "choices"))
+        answer: str | None = None
+        targets: list[str] | None = None
+        reference = text(get(record, "reference") or "", "reference").strip()
+        kind = task.answer
+        if kind in ("single", "multi", "order"):
+            check_options(options)
+            raw = get(record, "answer")
+            if raw is None:
+                raise RecordError("answer", "missing")
+            if kind == "single":
+                answer = choice_letter(raw, options, "answer")
+            else:
+                letters = "".join(string_list(raw, "answer")) if isinstance(raw, list) else str(raw)
+                letters = re.sub(r"[\s,，、;；>→\-]+", "", letters).upper()
+                if any(c not in options for c in letters) or len(set(letters)) != len(letters):
+                    raise RecordError("answer", f"{raw!r} is not a set of distinct option letters "
+                                                f"({'/'.join(options)})")
+                if kind == "order" and sorted(letters) != sorted(options):
+                    raise RecordError("answer", f"{raw!r} is not an order of all the letters {''.join(options)}")
+                answer = letters if kind == "order" else "".join(sorted(letters))
+        elif kind == "label":
+            raw = get(record, "answer")
+            if raw is None:
+                raise RecordError("answer", "missing")
+            answer = label_of(raw, task, "answer")
+        elif kind in ("labels", "entities", "keywords"):
+            raw = get(record, "targets", "answer")
+            if raw is None:
+                raise RecordError("targets", "missing")
+            targets = string_list(raw, "targets")
+            if kind == "labels":
+                targets = sorted({label_of(t, task, "targets") for t in targets})
+            if kind == "keywords" and not targets:
+                raise RecordError("targets", "no keywords")
+        elif kind == "text" and not reference:
+            raise RecordError("reference", "missing")
+        return Item(
+            id=str(get(record, "id", "item_id", "qid", "uid") or ctx.default_id),
+            task=task.code, split=split_of(record, ctx),  # type: ignore[arg-type]
+            input=question, context=text(context, "context") if context is not None else None,
+            options=options, answer=answer, targets=targets, reference=reference,
+            prompt=str(get(record, "prompt")) if get(record, "prompt") else None,
+            meta=meta_of(record, COMMON_FIELDS), file=ctx.file, line=ctx.line, **item_extras(record),
+        )
+
+
+LOADERS.add("records", RecordsLoader())
+
+
+def label_of(value: Any, task: Task, field: str) -> str:
+    """One of the task's labels, matched case-insensitively."""
+    labels = task.labels or ()
+    s = str(value).strip()
+    for lab in labels:
+        if s.lower() == lab.lower():
+            return lab
+    raise RecordError(field, f"{s[:40]!r} is not one of the labels {', '.join(labels)}")
+
+
+# -- walking files ------------------------------------------------------------------------------------
 
 @dataclass
 class LoadReport:
-    """Valid items and the problems found, per scenario."""
+    """Valid items and the problems found, per task."""
 
     items: list[Item] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
 
     def valid_counts(self, split: str | None = "test") -> dict[str, int]:
-        """Number of valid items per scenario code (for one split, or all when None)."""
-        return dict(Counter(i.scenario for i in self.items if split is None or i.split == split))
+        """Number of valid items per task code (for one split, or all when None)."""
+        return dict(Counter(i.task for i in self.items if split is None or i.split == split))
 
     def as_json(self, suite: Suite) -> dict[str, Any]:
         """The report in the `validate --json` shape."""
         counts = self.valid_counts(None)
+        by_split = {s: self.valid_counts(s) for s in ("test", "dev", "train")}
         return {
+            "suite": suite.suite,
             "valid": {c: counts[c] for c in suite.codes if c in counts},
-            "invalid": [p.model_dump(include={"file", "line", "field", "reason"}) for p in self.problems],
+            "splits": {c: {s: by_split[s][c] for s in by_split if c in by_split[s]} for c in suite.codes
+                       if c in counts},
+            "invalid": [p.model_dump(include={"file", "line", "field", "reason", "task"}) for p in self.problems],
         }
 
     def raise_if_invalid(self, limit: int = 20) -> None:
@@ -66,156 +318,127 @@ class LoadReport:
         return [i for i in self.items if i.split == "test"]
 
     def devs(self) -> list[Item]:
-        return [i for i in self.items if i.split == "dev"]
+        """Items that may serve as few-shot examples: the dev split, then train."""
+        return [i for i in self.items if i.split == "dev"] + [i for i in self.items if i.split == "train"]
 
 
-def demo_dir() -> Path:
-    """The folder holding the bundled demo set."""
-    return Path(str(resources.files("climedbench.data").joinpath("demo")))
+def demo_dir(suite: Suite | None = None) -> Path:
+    """The folder holding a suite's bundled demo set (CliMedBench's when None)."""
+    if suite is None:
+        from climedbench.core.suite import load_suite
+
+        suite = load_suite()
+    if suite.demo_dir is None:
+        raise DataError(f"suite {suite.suite} has no bundled demo set; give --data PATH")
+    return suite.demo_dir
 
 
-def _files(path: Path) -> list[Path]:
+def _suffixes(suite: Suite) -> tuple[str, ...]:
+    extra: set[str] = set()
+    for name in {t.loader or suite.loader for t in suite.tasks}:
+        loader = LOADERS.get(name)
+        extra.update(getattr(loader, "extra_suffixes", ()))
+    return SUFFIXES + tuple(sorted(extra))
+
+
+def data_files(path: Path, suite: Suite) -> list[Path]:
+    """The data files under `path` (a file or a folder, searched recursively)."""
+    suffixes = _suffixes(suite)
     if path.is_dir():
-        found = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES)
+        found = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in suffixes
+                       and not p.name.startswith("."))
         if not found:
-            raise DataError(f"{path}: no .jsonl, .json or .csv files in this folder")
+            raise DataError(f"{path}: no data files in this folder (looked for {', '.join(suffixes)})")
         return found
     if not path.exists():
         raise DataError(f"{path}: no such file or folder")
-    if path.suffix.lower() not in SUFFIXES:
-        raise DataError(f"{path}: unsupported file type {path.suffix!r} (use .jsonl, .json or .csv)")
+    if path.suffix.lower() not in suffixes:
+        raise DataError(f"{path}: unsupported file type {path.suffix!r} (use {', '.join(suffixes)})")
     return [path]
 
 
-def _line_of(text: str, index: int) -> int:
-    return text.count("\n", 0, index) + 1
+def task_of_file(f: Path, base: Path, suite: Suite) -> tuple[Task | None, str | None]:
+    """The task a file belongs to, from its name or a folder between `base` and it, and the split its name
+    gives ('MedQA/test.jsonl', 'ID1.dev.jsonl', 'medmcqa/dev.json')."""
+    parts = f.name.split(".")[:-1]
+    rel_dirs = list(f.relative_to(base).parts[:-1]) if base.is_dir() else []
+    task: Task | None = None
+    for name in [*parts[:1], *reversed(rel_dirs), *parts[1:], f.stem]:
+        task = suite.lookup(name)
+        if task is not None:
+            break
+    split = None
+    if task is not None:
+        for name in [*parts, f.stem]:
+            split = task.split_of(name)
+            if split:
+                break
+    else:
+        for name in [*parts, f.stem]:
+            low = name.lower()
+            if low in ("test", "dev", "train", "validation", "valid", "val"):
+                split = {"validation": "dev", "valid": "dev", "val": "dev"}.get(low, low)
+                break
+    return task, split
 
 
-def read_jsonl(path: Path, shown: str) -> Iterator[RawRecord]:
-    """One record per non-blank line; a line that is not a JSON object becomes an error record."""
-    with path.open(encoding="utf-8-sig") as fh:
-        for n, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as e:
-                yield RawRecord(shown, n, None, f"not valid JSON ({e.msg} at column {e.colno})")
-                continue
-            if not isinstance(obj, dict):
-                yield RawRecord(shown, n, None, f"expected a JSON object, got {type(obj).__name__}")
-                continue
-            yield RawRecord(shown, n, obj)
+def _record_task(data: dict[str, Any], rec: RawRecord, suite: Suite) -> Task:
+    # The official CliMedBench pages use 'task' for a description and 'code' for the scenario: the first of
+    # these fields that names a known task wins.
+    named = [(f, data[f]) for f in ("task", "scenario", "dataset", "code") if data.get(f) not in (None, "")]
+    if rec.task_hint is not None:
+        named.append(("task", rec.task_hint))
+    if not named:
+        raise RecordError("task", "missing (no 'task'/'scenario' field, and neither the file nor its folder "
+                                  f"is named after a task of {suite.title}: {', '.join(suite.codes)})")
+    for _field, code in named:
+        found = suite.lookup(str(code))
+        if found is not None:
+            return found
+    raise RecordError(named[0][0], f"unknown task {named[0][1]!r}; known: {', '.join(suite.codes)}")
 
 
-def read_json(path: Path, shown: str) -> Iterator[RawRecord]:
-    """An array of objects, {'data': [...]}, or {scenario: [...]}; each element keeps its start line."""
-    text = path.read_text(encoding="utf-8-sig")
-    decoder = json.JSONDecoder()
-    try:
-        top = json.loads(text)
-    except json.JSONDecodeError as e:
-        yield RawRecord(shown, e.lineno, None, f"not valid JSON ({e.msg} at column {e.colno})")
-        return
-    # Find where each element starts by decoding the array element by element.
-    def elements(start: int) -> Iterator[tuple[int, Any]]:
-        i = start + 1
-        while True:
-            while i < len(text) and text[i] in " \t\r\n,":
-                i += 1
-            if i >= len(text) or text[i] == "]":
-                return
-            value, end = decoder.raw_decode(text, i)
-            yield i, value
-            i = end
-
-    def arrays() -> Iterator[tuple[str | None, int]]:
-        if isinstance(top, list):
-            yield None, text.index("[")
-        elif isinstance(top, dict):
-            for key, value in top.items():
-                if isinstance(value, list):
-                    key_at = text.index(json.dumps(key, ensure_ascii=False)) if json.dumps(
-                        key, ensure_ascii=False) in text else text.index(json.dumps(key))
-                    yield (None if key == "data" else key), text.index("[", key_at)
-
-    found = False
-    for scenario_key, at in arrays():
-        found = True
-        for start, obj in elements(at):
-            line = _line_of(text, start)
-            if not isinstance(obj, dict):
-                yield RawRecord(shown, line, None, f"expected a JSON object, got {type(obj).__name__}")
-                continue
-            if scenario_key is not None and get(obj, "scenario") is None:
-                obj = {"scenario": scenario_key, **obj}
-            yield RawRecord(shown, line, obj)
-    if not found:
-        yield RawRecord(shown, 1, None, "expected a JSON array of items, {'data': [...]}, "
-                                        "or an object of scenario → array")
-
-
-def read_csv(path: Path, shown: str) -> Iterator[RawRecord]:
-    """A header row, then one record per row (quoted fields may span lines)."""
-    with path.open(encoding="utf-8-sig", newline="") as fh:
-        reader = csv.DictReader(fh)
-        if not reader.fieldnames:
-            yield RawRecord(shown, 1, None, "empty CSV (no header row)")
-            return
-        start = reader.line_num + 1
-        for row in reader:
-            if None in row:
-                yield RawRecord(shown, start, None, f"row has {len(row) - 1 + len(row[None])} fields, "
-                                                    f"header has {len(reader.fieldnames)}")
-            else:
-                yield RawRecord(shown, start, {k: v for k, v in row.items() if v not in (None, "")})
-            start = reader.line_num + 1
-
-
-READERS = {".jsonl": read_jsonl, ".json": read_json, ".csv": read_csv}
-
-
-def read_records(path: Path, shown: str | None = None) -> Iterator[RawRecord]:
-    """Raw records of one file, with the file name as the user should see it."""
-    name = shown or str(path)
-    try:
-        yield from READERS[path.suffix.lower()](path, name)
-    except UnicodeDecodeError as e:
-        yield RawRecord(name, 1, None, f"not UTF-8 text ({e.reason} at byte {e.start})")
-    except OSError as e:
-        raise DataError(f"{name}: cannot read: {e.strerror}") from e
-
-
-def load_items(path: str | Path | None, suite: Suite) -> LoadReport:
-    """Read and check every record under `path` (None: the bundled demo set)."""
-    base = demo_dir() if path is None else Path(path)
+def load_items(path: str | Path | None, suite: Suite, tasks: list[str] | None = None) -> LoadReport:
+    """Read and check every record under `path` (None: the suite's bundled demo set); with `tasks`, only
+    the records of those task codes are checked and kept."""
+    base = demo_dir(suite) if path is None else Path(path).expanduser()
+    only = set(tasks) if tasks else None
     report = LoadReport()
     seen: dict[tuple[str, str, str], str] = {}
-    for f in _files(base):
-        shown = f"{DEMO_NAME}/{f.name}" if path is None else str(f)
+    for f in data_files(base, suite):
+        rel = f.relative_to(base).as_posix() if base.is_dir() else f.name
+        shown = f"{DEMO_NAME}/{rel}" if path is None else str(f)
+        file_task, file_split = task_of_file(f, base, suite)
+        if only is not None and file_task is not None and file_task.code not in only:
+            continue
         report.sources.append(shown)
-        stem = f.name.split(".")[0]
-        for rec in read_records(f, shown):
+        reader = LOADERS.get((file_task.loader if file_task else None) or suite.loader)
+        for rec in reader.read(f, shown, file_task):  # type: ignore[attr-defined]
             if rec.data is None:
                 report.problems.append(Problem(file=rec.file, line=rec.line, field=None,
-                                               reason=rec.error or "unreadable"))
+                                               reason=rec.error or "unreadable",
+                                               task=file_task.code if file_task else None))
                 continue
+            task: Task | None = file_task
             try:
-                scenario = scenario_of(rec.data, suite, stem)
-                item = build_item(rec.data, scenario, file=rec.file, line=rec.line,
-                                  default_id=f"{f.name}:{rec.line}")
+                if task is None:
+                    task = _record_task(rec.data, rec, suite)
+                if only is not None and task.code not in only:
+                    continue
+                loader = LOADERS.get(task.loader or suite.loader)
+                ctx = RecordContext(rec.file, rec.line, file_split, rec.id_hint)
+                item = loader.build(rec.data, task, ctx)  # type: ignore[attr-defined]
             except RecordError as e:
-                code = None
-                with contextlib.suppress(RecordError):
-                    code = scenario_of(rec.data, suite, stem).code
+                rid = get(rec.data, "id", "item_id", "qid", "uid") or rec.id_hint
                 report.problems.append(Problem(file=rec.file, line=rec.line, field=e.field, reason=e.reason,
-                                               scenario=code, id=str(get(rec.data, "id") or "") or None))
+                                               task=task.code if task else None,
+                                               id=str(rid) if rid is not None else None))
                 continue
-            key = (item.scenario, item.split, item.id)
+            key = (item.task, item.split, item.id)
             if key in seen:
                 report.problems.append(Problem(
-                    file=rec.file, line=rec.line, field="id", scenario=item.scenario, id=item.id,
-                    reason=f"duplicate id {item.id!r} in {item.scenario} ({item.split}); first at {seen[key]}"))
+                    file=rec.file, line=rec.line, field="id", task=item.task, id=item.id,
+                    reason=f"duplicate id {item.id!r} in {item.task} ({item.split}); first at {seen[key]}"))
                 continue
             seen[key] = f"{rec.file}:{rec.line}"
             report.items.append(item)

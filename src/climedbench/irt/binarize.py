@@ -1,8 +1,9 @@
 """Turn item scores into the 1/0 responses IRT needs, and back.
 
-Accuracy is already 0/1. Kendall's τ, ROUGE-1 and similarity are graded; for them, per scenario:
+Binary metrics (accuracy) are already 0/1. Graded metrics (Kendall's τ, ROUGE, BLEU, F1, similarity)
+are binarised per task:
 
-1. rescale to [0, 1]: τ → (τ + 1) / 2; ROUGE-1 and similarity are clipped to [0, 1];
+1. rescale to [0, 1]: signed scores (τ) → (τ + 1) / 2; the others are clipped to [0, 1];
 2. choose the threshold t, among the observed values, for which the share of responses ≥ t is closest
    to the mean of the rescaled scores (pooled over all examinees of the matrix): the binary mean then
    equals the graded mean, so a predicted proportion p maps back to the metric's scale
@@ -20,9 +21,17 @@ from pathlib import Path
 
 import numpy as np
 
-from climedbench.taxonomy import Suite
+from climedbench.core.suite import Suite
 
-TRANSFORMS = {"accuracy": "identity", "kendall_tau": "tau", "rouge1": "clip", "similarity": "clip"}
+
+def transform_of(metric: str) -> str:
+    """'identity' for binary metrics, 'tau' for signed ones (Kendall's τ), else 'clip'."""
+    from climedbench.metrics.item import get_metric
+
+    m = get_metric(metric)
+    if m.binary:
+        return "identity"
+    return "tau" if m.scale == "signed" else "clip"
 
 
 def rescale(score: float, transform: str) -> float:
@@ -65,7 +74,7 @@ def binarize_matrix(scores: np.ndarray, scenarios: Sequence[str], suite: Suite
     for j, code in enumerate(scenarios):
         by_scenario.setdefault(code, []).append(j)
     for code, cols in by_scenario.items():
-        transform = TRANSFORMS[suite.scenario(code).metric]
+        transform = transform_of(suite.task(code).metric)
         block = scores[:, cols]
         seen = ~np.isnan(block)
         thresholds[code] = 0.5 if transform == "identity" else mean_preserving_threshold(
@@ -83,9 +92,9 @@ def write_item_map(path: Path, items: Sequence[tuple[str, str, int]], suite: Sui
         w = csv.writer(fh)
         w.writerow(["item", "scenario", "k", "metric", "transform", "threshold"])
         for uid, code, n_options in items:
-            sc = suite.scenario(code)
-            w.writerow([uid, code, n_options if sc.shape == "single" and n_options else "", sc.metric,
-                        TRANSFORMS[sc.metric], f"{thresholds.get(code, 0.5):.6g}"])
+            sc = suite.task(code)
+            w.writerow([uid, code, n_options if sc.answer == "single" and n_options else "", sc.metric,
+                        transform_of(sc.metric), f"{thresholds.get(code, 0.5):.6g}"])
 
 
 def read_transforms(path: str | Path) -> dict[str, tuple[str, float]]:

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import numpy as np
 
-from climedbench.data.loaders import DEMO_NAME, load_items
+from climedbench.core.suite import Suite
 from climedbench.errors import DataError
 from climedbench.irt.binarize import binarize_matrix, write_item_map
 from climedbench.irt.matrix import ResponseMatrix, write_matrix
+from climedbench.rescore import items_of_run, suite_of_run
 from climedbench.rundir import RunDir, iter_samples
-from climedbench.taxonomy import Suite, load_suite
 
 
 def matrix_from_runs(run_dirs: list[Path], out: Path) -> tuple[ResponseMatrix, dict[str, float], Path]:
@@ -25,25 +25,22 @@ def matrix_from_runs(run_dirs: list[Path], out: Path) -> tuple[ResponseMatrix, d
     for d in run_dirs:
         rd = RunDir(d)
         spec = rd.read_spec()
-        suite_file = spec.get("suite_file", "")
-        this = load_suite(None if str(suite_file).startswith("bundled") else suite_file)
+        this = suite_of_run(spec)
         if suite is not None and this.suite != suite.suite:
             raise DataError(f"{d}: a run of suite {this.suite!r}, the others are {suite.suite!r}")
         suite = this
-        name = str((spec.get("model") or {}).get("model") or d.name)
+        name = spec.model_name if spec.model else d.name
         n, examinee = 2, name
         while examinee in rows:
             examinee, n = f"{name}#{n}", n + 1
-        data = spec.get("data")
-        report = load_items(None if data == DEMO_NAME else data, suite)
-        options_of.update({i.uid: len(i.options) for i in report.items})
+        options_of.update({uid: len(i.options) for uid, i in items_of_run(spec, suite).items()})
         row: dict[str, float] = {}
         for s in iter_samples(rd.samples_file):
-            scenario_of[s["uid"]] = s["scenario"]
-            if s.get("error"):
-                row.pop(s["uid"], None)
+            scenario_of[s.uid] = s.task
+            if s.error:
+                row.pop(s.uid, None)
             else:
-                row[s["uid"]] = float(s["score"])
+                row[s.uid] = float(s.score)
         if not row:
             raise DataError(f"{rd.samples_file}: no answered items")
         rows[examinee] = row

@@ -6,78 +6,99 @@ import csv
 import math
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
 from climedbench.aggregate import from_published
+from climedbench.core.registry import METRICS
+from climedbench.core.suite import Suite
+from climedbench.core.types import Figure, Results
 from climedbench.errors import DataError
-from climedbench.taxonomy import Suite
-
-METRIC_LABEL = {"accuracy": "Acc.", "kendall_tau": "Kendall τ", "rouge1": "ROUGE-1", "similarity": "Sim."}
 
 
-def _fmt(fig: Mapping[str, Any] | None, with_ci: bool = True) -> str:
-    if not fig:
+def metric_label(name: str) -> str:
+    """The short column label of a metric ('Acc.', 'ROUGE-L'); the name itself for an unknown metric."""
+    return getattr(METRICS.get(name), "label", name) if name in METRICS else name
+
+
+def _fmt(fig: Figure | None, with_ci: bool = True) -> str:
+    if fig is None:
         return "—"
-    text = f"{fig['score']:.1f}"
-    if with_ci and fig.get("ci"):
-        lo, hi = fig["ci"]
+    text = f"{fig.score:.1f}"
+    if with_ci and fig.ci:
+        lo, hi = fig.ci
         text += f" [{lo:.1f}, {hi:.1f}]"
     return text
 
 
-def run_table(results: Mapping[str, Any], suite: Suite) -> Table:
-    """One model: every scenario with metric, n, score, CI and extraction failures; then dimensions."""
-    table = Table(title=f"{suite.title} — {results.get('model', '')}", title_justify="left")
-    for col, kw in (("Dimension", {}), ("Scenario", {}), ("Name", {}), ("Metric", {}),
+def run_table(results: Results, suite: Suite) -> Table:
+    """One model: every task with metric, n, score, interval and extraction failures, grouped by the
+    suite's first level; group means; the overall score."""
+    table = Table(title=f"{suite.title} — {results.model}", title_justify="left")
+    first = suite.levels[0].en if suite.levels else "Group"
+    for col, kw in ((first or "Group", {}), ("Task", {}), ("Name", {}), ("Metric", {}),
                     ("n", {"justify": "right"}), ("Score [95% CI]", {"justify": "right"}),
                     ("No answer", {"justify": "right"})):
         table.add_column(col, **kw)  # type: ignore[arg-type]
-    scen = results.get("scenarios", {})
-    dims = results.get("dimensions", {})
-    for dim, members in suite.by_dimension().items():
-        shown = [s for s in members if s.code in scen]
-        if not shown:
+    shown_tasks: set[str] = set()
+
+    def task_row(code: str, group_label: str) -> None:
+        fig = results.tasks[code]
+        task = suite.task(code)
+        errs = fig.errors or 0
+        fails = f"{fig.extraction_failures or 0}" + (f" (+{errs} err)" if errs else "")
+        metric = metric_label(task.metric) + (f" ({fig.aggregation})" if fig.aggregation not in (None, "mean")
+                                              else "")
+        table.add_row(group_label, code, task.name.text(suite.language), metric, str(fig.n), _fmt(fig), fails)
+        shown_tasks.add(code)
+
+    for key, members in suite.by_dimension().items():
+        codes = [t.code for t in members if t.code in results.tasks]
+        if not codes:
             continue
-        for i, s in enumerate(shown):
-            fig = scen[s.code]
-            errs = fig.get("errors") or 0
-            fails = f"{fig.get('extraction_failures', 0)}" + (f" (+{errs} err)" if errs else "")
-            table.add_row(suite.dimensions[dim].en if i == 0 else "", s.code, s.name_zh,
-                          METRIC_LABEL.get(s.metric, s.metric), str(fig["n"]), _fmt(fig), fails)
-        if dim in dims and len(shown) > 1:
-            table.add_row("", "", "[i]dimension mean[/i]", "", str(dims[dim]["n"]), _fmt(dims[dim]), "",
-                          style="dim")
+        for i, code in enumerate(codes):
+            task_row(code, suite.name(key, "en") if i == 0 else "")
+        for sub, g in suite.groups.items():
+            sub_codes = [t.code for t in suite.members(sub) if t.code in results.tasks]
+            if g.parent == key and sub in results.groups and len(sub_codes) > 1:
+                table.add_row("", "", f"[i]{suite.name(sub)} mean[/i]", "", str(results.groups[sub].n),
+                              _fmt(results.groups[sub]), "", style="dim")
+        if key in results.groups and len(codes) > 1:
+            table.add_row("", "", f"[i]{suite.name(key, 'en').lower()} mean[/i]", "", str(results.groups[key].n),
+                          _fmt(results.groups[key]), "", style="dim")
         table.add_section()
-    overall = results.get("overall")
-    if overall:
-        what = ("mean of the scenario scores" if overall.get("complete")
-                else f"mean of {overall['n_scenarios']} of {len(suite.scenarios)} scenarios")
-        table.add_row("Overall", "", what, "", str(overall["n"]), _fmt(overall), "", style="bold")
+    for code in results.tasks:
+        if code not in shown_tasks and suite.lookup(code) is not None:
+            task_row(code, "")
+    overall = results.overall
+    if overall is not None:
+        n_tasks = len(overall.tasks or [])
+        what = (overall.metric if overall.complete
+                else f"{overall.metric} ({n_tasks} of {len(suite.tasks)} tasks)")
+        table.add_row("Overall", "", what, "", str(overall.n) if overall.n is not None else "", _fmt(overall), "",
+                      style="bold")
     return table
 
 
-def comparison_table(by_model: Mapping[str, Mapping[str, Any]], suite: Suite, with_ci: bool = True,
+def comparison_table(by_model: Mapping[str, Results], suite: Suite, with_ci: bool = True,
                      title: str | None = None) -> Table:
-    """Models as columns; scenarios, then dimensions, then overall as rows."""
+    """Models as columns; tasks, then groups (every level), then overall as rows."""
     table = Table(title=title or suite.title, title_justify="left")
     table.add_column("", style="bold", no_wrap=True)
     table.add_column("Metric")
     for model in by_model:
         table.add_column(model, justify="right")
-    for s in suite.scenarios:
-        if any(s.code in r.get("scenarios", {}) for r in by_model.values()):
-            table.add_row(s.code, METRIC_LABEL.get(s.metric, s.metric),
-                          *[_fmt(r.get("scenarios", {}).get(s.code), with_ci) for r in by_model.values()])
+    for t in suite.tasks:
+        if any(t.code in r.tasks for r in by_model.values()):
+            table.add_row(t.code, metric_label(t.metric),
+                          *[_fmt(r.tasks.get(t.code), with_ci) for r in by_model.values()])
     table.add_section()
-    for dim, names in suite.dimensions.items():
-        if any(dim in r.get("dimensions", {}) for r in by_model.values()):
-            table.add_row(names.en, "mean",
-                          *[_fmt(r.get("dimensions", {}).get(dim), with_ci) for r in by_model.values()])
+    for key in suite.groups:
+        if any(key in r.groups for r in by_model.values()):
+            table.add_row(suite.name(key, "en"), "mean", *[_fmt(r.groups.get(key), with_ci) for r in by_model.values()])
     table.add_section()
-    table.add_row("Overall", "mean", *[_fmt(r.get("overall"), with_ci) for r in by_model.values()])
+    table.add_row("Overall", "mean", *[_fmt(r.overall, with_ci) for r in by_model.values()])
     return table
 
 
@@ -87,14 +108,16 @@ def print_table(table: Table, console: Console | None = None) -> None:
     (console or Console(width=max(120, needed, Console().width))).print(table)
 
 
-def read_published_csv(path: str | Path, suite: Suite) -> dict[str, dict[str, Any]]:
-    """Published per-scenario scores: a `model` column and one column per scenario code (×100)."""
+def read_published_csv(path: str | Path, suite: Suite, *, source: str | None = None) -> dict[str, Results]:
+    """Published per-task scores: a `model` column and one column per task code (×100). Columns named
+    in a `meta_columns` set (type, size, setting, source) are kept as model metadata, not scores."""
     p = Path(path)
     try:
         fh = p.open(encoding="utf-8-sig", newline="")
     except OSError as e:
         raise DataError(f"{p}: cannot read: {e.strerror}") from e
-    out: dict[str, dict[str, Any]] = {}
+    meta_columns = {"type", "size", "params", "setting", "shots", "source", "note", "kind"}
+    out: dict[str, Results] = {}
     with fh:
         reader = csv.DictReader(fh)
         header = reader.fieldnames or []
@@ -102,13 +125,13 @@ def read_published_csv(path: str | Path, suite: Suite) -> dict[str, dict[str, An
             raise DataError(f"{p}:1: no 'model' column (header: {', '.join(header) or 'empty'})")
         columns: dict[str, str] = {}
         for col in header:
-            if col == "model" or not col.strip():
+            if col == "model" or not col.strip() or col.strip().lower() in meta_columns:
                 continue
-            sc = suite.lookup(col)
-            if sc is None:
-                raise DataError(f"{p}:1: column {col!r} is not a scenario code of {suite.title} "
+            task = suite.lookup(col)
+            if task is None:
+                raise DataError(f"{p}:1: column {col!r} is not a task code of {suite.title} "
                                 f"({', '.join(suite.codes)})")
-            columns[col] = sc.code
+            columns[col] = task.code
         line = 2
         for row in reader:
             model = (row.get("model") or "").strip()
@@ -117,7 +140,7 @@ def read_published_csv(path: str | Path, suite: Suite) -> dict[str, dict[str, An
             scores: dict[str, float] = {}
             for col, code in columns.items():
                 value = (row.get(col) or "").strip()
-                if not value:
+                if not value or value in ("-", "—", "n/a", "NA"):
                     continue
                 try:
                     x = float(value)
@@ -129,7 +152,11 @@ def read_published_csv(path: str | Path, suite: Suite) -> dict[str, dict[str, An
                 scores[code] = x
             if model in out:
                 raise DataError(f"{p}:{line}: model {model!r} appears twice")
-            out[model] = {"model": model, **from_published(scores, suite)}
+            tasks, groups, overall = from_published(scores, suite)
+            meta = {k: (row.get(k) or "").strip() for k in header if k.strip().lower() in meta_columns}
+            out[model] = Results(model=model, suite=suite.suite, suite_version=suite.version, tasks=tasks,
+                                 groups=groups, overall=overall, published=True, published_source=source,
+                                 model_meta=meta or None)
             line = reader.line_num + 1
     if not out:
         raise DataError(f"{p}: no rows")

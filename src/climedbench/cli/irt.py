@@ -7,17 +7,14 @@ import math
 from pathlib import Path
 from typing import Annotated
 
-import numpy as np
 import typer
 
+from climedbench.cli.common import app as root
 from climedbench.errors import ClimedError, DataError
-from climedbench.irt.ability import estimate_abilities
-from climedbench.irt.bank import ItemBank
-from climedbench.irt.calibrate import fit
-from climedbench.irt.matrix import read_item_map, read_matrix
 
 app = typer.Typer(help="Item response theory: calibrate a 1PL/2PL/3PL item bank, estimate abilities.",
                   no_args_is_help=True, add_completion=False)
+root.add_typer(app, name="irt", help="Item response theory: `irt matrix`, `irt fit`, `irt abilities`.")
 
 
 @app.callback()
@@ -49,6 +46,9 @@ def fit_cmd(
         "--min-examinees-3pl", help="Below this many examinees a 3PL request falls back to the 2PL.")] = 100,
 ) -> None:
     """Calibrate item parameters by marginal maximum likelihood (EM) with priors and write BANK.json."""
+    from climedbench.irt.calibrate import fit
+    from climedbench.irt.matrix import read_item_map, read_matrix
+
     try:
         rm = read_matrix(matrix)
         scen = None
@@ -93,6 +93,12 @@ def abilities_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print {examinee: {theta, se}} as JSON.")] = False,
 ) -> None:
     """Estimate each examinee's ability θ (with its standard error) from a response matrix and a bank."""
+    import numpy as np
+
+    from climedbench.irt.ability import estimate_abilities
+    from climedbench.irt.bank import ItemBank
+    from climedbench.irt.matrix import read_matrix
+
     try:
         rm = read_matrix(matrix)
         bank = ItemBank.load(bank_path)

@@ -10,7 +10,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from functools import cache
-from typing import Literal
+from typing import Any, Literal
 
 from scipy.stats import kendalltau
 
@@ -88,3 +88,43 @@ def cosine_similarities(embed: Callable[[list[str]], object], predicted: list[st
     a = a / np.maximum(np.linalg.norm(a, axis=1, keepdims=True), 1e-12)
     b = b / np.maximum(np.linalg.norm(b, axis=1, keepdims=True), 1e-12)
     return [float(x) for x in np.sum(a * b, axis=1)]
+
+
+@cache
+def rouge_scorer(kind: str = "rougeL", stemmer: bool = False) -> Any:
+    """A cached rouge-score scorer (English tokenisation: lower-cased alphanumeric words)."""
+    from rouge_score import rouge_scorer as rs
+
+    return rs.RougeScorer([kind], use_stemmer=stemmer)
+
+
+@cache
+def _bleu() -> Any:
+    from sacrebleu.metrics import BLEU
+
+    return BLEU()
+
+
+def bleu_stats(hypothesis: str, references: list[str]) -> list[float]:
+    """sacrebleu's sufficient statistics of one segment: [hyp_len, ref_len, correct₁₋₄, total₁₋₄]."""
+    return [float(x) for x in _bleu()._extract_corpus_statistics([hypothesis], [[r] for r in references])[0]]
+
+
+def bleu_from_stats(stats: Sequence[float]) -> float:
+    """Corpus BLEU-4 (0–100, sacrebleu's defaults: 'exp' smoothing) from summed segment statistics."""
+    from sacrebleu.metrics import BLEU
+
+    s = [round(x) for x in stats]
+    return float(BLEU.compute_bleu(correct=s[2:6], total=s[6:10], sys_len=s[0], ref_len=s[1]).score)
+
+
+@cache
+def _sentence_bleu() -> Any:
+    from sacrebleu.metrics import BLEU
+
+    return BLEU(effective_order=True)
+
+
+def sentence_bleu(hypothesis: str, references: list[str]) -> float:
+    """Sentence BLEU (0–100) with effective n-gram order, sacrebleu's recommendation for single segments."""
+    return float(_sentence_bleu().sentence_score(hypothesis, references).score)

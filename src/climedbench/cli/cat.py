@@ -8,12 +8,16 @@ from typing import Annotated
 
 import typer
 
-from climedbench.cat.engine import EXPOSURES, SELECTIONS
-from climedbench.cat.simulation import METRIC_KEYS, simulate
+from climedbench.cli.common import SUITE_HELP
+from climedbench.cli.common import app as root
 from climedbench.errors import ClimedError, ConfigError
 
 app = typer.Typer(help="Computerized adaptive testing (IRT 3PL, Fisher/KL selection, exposure control).",
                   add_completion=False, invoke_without_command=True)
+root.add_typer(app, name="cat", help="Adaptive testing of a model; `cat simulate`; `cat compare`.")
+# Kept in step with climedbench.cat.engine (a test checks they agree); not imported here, for start-up speed.
+EXPOSURES = ("none", "randomesque", "sympson-hetter")
+SELECTIONS = ("fisher", "kl")
 
 
 @app.callback(epilog="""
@@ -33,6 +37,7 @@ def _main(
     item_map: Annotated[Path | None, typer.Option("--item-map", help="MATRIX.items.csv: scenario, metric and "
                                                                      "binarisation threshold per item.")] = None,
     data: Annotated[str | None, typer.Option(help="The items the bank was calibrated on (default: demo).")] = None,
+    suite: Annotated[str | None, typer.Option(help=SUITE_HELP)] = None,
     max_items: Annotated[int, typer.Option("--max-items", help="Stop after this many items.")] = 243,
     se_target: Annotated[float | None, typer.Option("--se-target", help="Stop early once SE(θ) ≤ this.")] = None,
     selection: Annotated[str, typer.Option(help="fisher (maximum information) or kl.")] = "fisher",
@@ -71,19 +76,21 @@ def _main(
     config = CATConfig(max_items=max_items, se_target=se_target, selection=selection,  # type: ignore[arg-type]
                        exposure=exposure, content=content)  # type: ignore[arg-type]
     config.validate()
-    opts = CatOptions(bank=str(bank), model=model, data=data, item_map=str(item_map) if item_map else None,
+    opts = CatOptions(bank=str(bank), model=model, data=data, suite=suite, item_map=str(item_map) if item_map else None,
                       config=config, seed=seed, max_tokens=max_tokens, out=out, cache=cache, no_cache=no_cache,
                       model_options=ModelOptions(base_url=base_url, api_key_env=api_key_env, timeout=timeout,
                                                  max_retries=max_retries))
     rundir, results = asyncio.run(run_cat(opts))
     if as_json:
-        typer.echo(json.dumps(results, ensure_ascii=False, indent=2))
+        typer.echo(results.model_dump_json(indent=2, exclude_none=True))
         return
-    o = results["overall"]
-    typer.echo(f"{results['model']}: θ = {results['theta']:.3f} ± {results['se']:.3f} after {results['n_items']} "
-               f"items; predicted overall {o['score']:.1f} [{o['ci'][0]:.1f}, {o['ci'][1]:.1f}]")
-    for code, fig in results["scenarios"].items():
-        typer.echo(f"  {code:5s} {fig['score']:6.1f} [{fig['ci'][0]:.1f}, {fig['ci'][1]:.1f}]")
+    o = results.overall
+    assert o is not None and o.ci is not None
+    typer.echo(f"{results.model}: θ = {results.theta:.3f} ± {results.se:.3f} after {results.n_items} "
+               f"items; predicted overall {o.score:.1f} [{o.ci[0]:.1f}, {o.ci[1]:.1f}]")
+    for code, fig in results.tasks.items():
+        lo, hi = fig.ci or (float("nan"), float("nan"))
+        typer.echo(f"  {code:8s} {fig.score:6.1f} [{lo:.1f}, {hi:.1f}]")
     typer.echo(f"Run directory: {rundir.path}")
 
 
@@ -143,6 +150,8 @@ def simulate_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print exactly the metrics dict as JSON.")] = False,
 ) -> None:
     """Simulate calibration + adaptive testing and report θ recovery, exposure and ranking metrics."""
+    from climedbench.cat.simulation import METRIC_KEYS, simulate
+
     try:
         if exposure not in EXPOSURES:
             raise ConfigError(f"--exposure must be one of {', '.join(EXPOSURES)}, got {exposure!r}")

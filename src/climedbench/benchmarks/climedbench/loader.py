@@ -1,8 +1,8 @@
 """The official CliMedBench item format: '## 标题:' sections, lettered options, prose references.
 
-`build_item` turns one raw record (a dict from JSONL/JSON/CSV) into a checked `Item`, or raises
-`RecordError` naming the field and the reason. It accepts every option-label and section variant
-printed on the official example pages (see docs/DATA_FORMAT.md).
+The `climedbench_official` loader turns one raw record (a dict from JSONL/JSON/CSV) into a checked
+`Item`, or raises `RecordError` naming the field and the reason. It accepts every option-label and
+section variant printed on the official example pages (see docs/DATA_FORMAT.md).
 """
 
 from __future__ import annotations
@@ -11,18 +11,11 @@ import json
 import re
 from typing import Any
 
-from climedbench.data.schema import Item
+from climedbench.core.registry import LOADERS
+from climedbench.core.suite import Task
+from climedbench.core.types import Item
+from climedbench.data.loaders import Loader, RecordContext, RecordError, split_of
 from climedbench.extract import extract_choice, extract_order, split_keyword_list
-from climedbench.taxonomy import Scenario, Suite
-
-
-class RecordError(ValueError):
-    """One field of one record is invalid."""
-
-    def __init__(self, field: str | None, reason: str) -> None:
-        super().__init__(reason)
-        self.field, self.reason = field, reason
-
 
 # Field aliases accepted on input, first match wins.
 ALIASES: dict[str, tuple[str, ...]] = {
@@ -166,8 +159,8 @@ def _letter_from(text: str, letters: str, field: str) -> str:
     return got.answer
 
 
-def build_item(record: dict[str, Any], scenario: Scenario, *, file: str, line: int,
-               default_id: str) -> Item:
+def build_item(record: dict[str, Any], scenario: Task, *, file: str, line: int,
+               default_id: str, split: str | None = None) -> Item:
     """Check one raw record against its scenario and return the parsed item."""
     raw_input = get(record, "input")
     options: dict[str, str] = {}
@@ -194,9 +187,7 @@ def build_item(record: dict[str, Any], scenario: Scenario, *, file: str, line: i
     if not reference:
         raise RecordError("reference", "empty")
 
-    split = str(get(record, "split") or "test").strip().lower()
-    if split not in ("test", "dev"):
-        raise RecordError("split", f"must be 'test' or 'dev', got {split!r}")
+    split = split_of(record, RecordContext(file, line, split))
 
     answer: str | None = None
     keywords: list[str] | None = None
@@ -244,7 +235,7 @@ def build_item(record: dict[str, Any], scenario: Scenario, *, file: str, line: i
                                                f"in {reference[:60]!r}")
             else:
                 answer = str(named)
-        if scenario.misleading_reference:
+        if scenario.loader_options.get("misleading_reference"):
             body = section(text, "参考答案")
             if body is None:
                 raise RecordError("input", f"{scenario.code} items need a '## 参考答案:' section "
@@ -263,13 +254,13 @@ def build_item(record: dict[str, Any], scenario: Scenario, *, file: str, line: i
     prompt = get(record, "prompt")
     return Item(
         id=str(get(record, "id") or default_id),
-        scenario=scenario.code,
+        task=scenario.code,
         split=split,  # type: ignore[arg-type]
         input=text,
         options=options,
         answer=answer,
         reference=reference,
-        keywords=keywords,
+        targets=keywords,
         misleading_answer=misleading,
         prompt=normalize_text(str(prompt)) if prompt else None,
         rationale=str(get(record, "rationale")) if get(record, "rationale") else None,
@@ -283,16 +274,13 @@ def build_item(record: dict[str, Any], scenario: Scenario, *, file: str, line: i
     )
 
 
-def scenario_of(record: dict[str, Any], suite: Suite, file_stem: str | None) -> Scenario:
-    """The scenario named by the record, or else by its file name (ID1.jsonl, BKT.test.json, …)."""
-    code = get(record, "scenario")
-    if code is not None:
-        found = suite.lookup(str(code))
-        if found is None:
-            raise RecordError("scenario", f"unknown scenario code {code!r}; known: {', '.join(suite.codes)}")
-        return found
-    if file_stem:
-        found = suite.lookup(file_stem.split(".")[0])
-        if found is not None:
-            return found
-    raise RecordError("scenario", "missing (no 'scenario' field and the file name names no scenario)")
+class OfficialLoader(Loader):
+    """CliMedBench's official item format (see docs/DATA_FORMAT.md)."""
+
+    name = "climedbench_official"
+
+    def build(self, record: dict[str, Any], task: Task, ctx: RecordContext) -> Item:
+        return build_item(record, task, file=ctx.file, line=ctx.line, default_id=ctx.default_id, split=ctx.split)
+
+
+LOADERS.add("climedbench_official", OfficialLoader())

@@ -3,8 +3,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from climedbench.core.suite import bundled_root, load_suite
 from climedbench.errors import ConfigError
-from climedbench.taxonomy import load_suite
 
 # CLIMEDBENCH.md: the paper's dimension of each scenario, its metric and official size.
 EXPECTED = {
@@ -19,27 +19,27 @@ EXPECTED = {
 
 
 def test_bundled_suite_matches_the_paper(suite):
-    assert [s.code for s in suite.scenarios] == list(EXPECTED)
-    for s in suite.scenarios:
-        assert (s.dimension, s.metric, s.official_size) == EXPECTED[s.code]
-        assert s.name_zh and s.name_en and s.who and s.prompt and s.answer_format and s.cot
+    assert [t.code for t in suite.tasks] == list(EXPECTED)
+    for t in suite.tasks:
+        assert (t.groups[0], t.metric, t.official_size) == EXPECTED[t.code]
+        assert t.name_zh and t.name_en and t.who and t.prompt.instruction and t.prompt.answer_format and t.prompt.cot
     assert list(suite.dimensions) == ["clinical_qa", "knowledge_application", "reasoning",
                                       "information_retrieval", "summarization", "hallucination", "toxicity"]
-    assert suite.scenario("FIT").misleading_reference and not suite.scenario("BKT").misleading_reference
+    assert suite.task("FIT").loader_options.get("misleading_reference") is True
+    assert not suite.task("BKT").loader_options.get("misleading_reference")
+    assert suite.overall == "mean_of_tasks" and suite.loader == "climedbench_official"
 
 
 def test_lookup_accepts_file_stems_and_case(suite):
     assert suite.scenario("id1").code == "ID#1"
     assert suite.scenario("wtd").code == "WTD"
-    with pytest.raises(ConfigError, match="unknown scenario code 'XYZ'"):
+    with pytest.raises(ConfigError, match="unknown task 'XYZ'"):
         suite.scenario("XYZ")
     assert [s.code for s in suite.select(["BKT", "id#1"])] == ["ID#1", "BKT"]
 
 
 def _write_variant(tmp_path: Path, change) -> Path:
-    from importlib import resources
-
-    raw = yaml.safe_load(resources.files("climedbench.suites").joinpath("climedbench.yaml").read_text("utf-8"))
+    raw = yaml.safe_load((bundled_root("climedbench") / "suite.yaml").read_text("utf-8"))
     change(raw)
     p = tmp_path / "suite.yaml"
     p.write_text(yaml.safe_dump(raw, allow_unicode=True), "utf-8")
@@ -47,16 +47,22 @@ def _write_variant(tmp_path: Path, change) -> Path:
 
 
 def test_suite_errors_name_the_place(tmp_path):
-    def bad_metric(raw):
-        raw["scenarios"][5]["metric"] = "accuracy"  # CPR is an order: accuracy cannot score it
+    def no_letters(raw):
+        del raw["tasks"][0]["letters"]  # ID#1 is a choice task: it needs its letters
 
-    with pytest.raises(ConfigError, match=r"suite.yaml: scenarios.5: .*cannot score answer shape 'order'"):
-        load_suite(_write_variant(tmp_path, bad_metric))
+    with pytest.raises(ConfigError, match=r"suite.yaml: tasks\[ID#1\]\.: .*choice tasks need 'letters'"):
+        load_suite(_write_variant(tmp_path, no_letters))
 
-    def bad_dim(raw):
-        raw["scenarios"][0]["dimension"] = "charisma"
+    def bad_group(raw):
+        raw["tasks"][0]["groups"] = ["charisma"]
 
-    with pytest.raises(ConfigError, match="unknown dimension 'charisma'"):
-        load_suite(_write_variant(tmp_path, bad_dim))
-    with pytest.raises(ConfigError, match="cannot read suite file"):
+    with pytest.raises(ConfigError, match=r"unknown groups \['charisma'\]"):
+        load_suite(_write_variant(tmp_path, bad_group))
+
+    def bad_kind(raw):
+        raw["tasks"][5]["answer"] = "essay"
+
+    with pytest.raises(ConfigError, match=r"tasks\[CPR\]\.answer: Input should be"):
+        load_suite(_write_variant(tmp_path, bad_kind))
+    with pytest.raises(ConfigError, match=r"not a bundled suite .* and no such file"):
         load_suite(tmp_path / "missing.yaml")

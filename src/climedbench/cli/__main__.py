@@ -1,0 +1,5 @@
+"""`python -m climedbench.cli`."""
+
+from climedbench.cli import main
+
+main()

@@ -1,0 +1,96 @@
+"""What every command module shares: the root app, the consoles, a progress bar, small parsers.
+
+Nothing heavy is imported here: `climedbench --help` and `climedbench list` must answer fast, so each
+command imports the library it needs inside its own function.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import typer
+from rich.console import Console
+
+from climedbench import __version__
+
+app = typer.Typer(
+    name="climedbench",
+    help="Evaluate large language models on clinical benchmarks: CliMedBench (14 Chinese clinical scenarios) "
+         "and ClinicBench (11 English clinical tasks, 17 datasets), or your own suite.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+    rich_markup_mode="markdown",
+)
+out = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
+
+SUITE_HELP = "Benchmark: 'climedbench' (default), 'clinicbench', or a suite YAML of your own."
+TASKS_HELP = ("Comma-separated task codes (CliMedBench scenarios such as ID#1,BKT; ClinicBench datasets such "
+              "as MedQA,PubMedQA) or group keys (reasoning); default: all.")
+
+
+def version_callback(value: bool) -> None:
+    if value:
+        print(f"climedbench {__version__}")
+        raise typer.Exit()
+
+
+def csv_list(value: str | None) -> list[str] | None:
+    """'a, b,c' → ['a', 'b', 'c']; None or '' → None."""
+    if not value:
+        return None
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def tasks_option(*values: str | None) -> list[str] | None:
+    """The union of --tasks/--scenarios/--datasets, in the order given."""
+    out: list[str] = []
+    for v in values:
+        for code in csv_list(v) or []:
+            if code not in out:
+                out.append(code)
+    return out or None
+
+
+def progress_bar(quiet: bool) -> tuple[Any, Callable[[int, int, str], None]]:
+    """A progress bar with elapsed time and ETA on stderr, and the callback that advances it."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    progress = Progress(TextColumn("{task.description:<8}"), BarColumn(), MofNCompleteColumn(),
+                        TextColumn("elapsed"), TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(),
+                        console=err, disable=quiet, transient=False)
+    bar: dict[str, Any] = {}
+
+    def tick(done: int, total: int, code: str) -> None:
+        if "id" not in bar:
+            bar["id"] = progress.add_task("items", total=total)
+        progress.update(bar["id"], completed=done, description=code or "items")
+
+    return progress, tick
+
+
+def unique_name(existing: dict[str, Any], name: str) -> str:
+    """`name`, or 'name (2)', 'name (3)' … if taken."""
+    n, candidate = 2, name
+    while candidate in existing:
+        candidate, n = f"{name} ({n})", n + 1
+    return candidate
+
+
+def print_json(data: Any) -> None:
+    """Pretty JSON on stdout (pydantic models are dumped first)."""
+    from pydantic import BaseModel
+
+    if isinstance(data, BaseModel):
+        data = data.model_dump(mode="json", exclude_none=True)
+    print(json.dumps(data, ensure_ascii=False, indent=2))

@@ -1,0 +1,308 @@
+"""`climedbench run`, `validate`, `list`, `extract` and `score`."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from climedbench import __version__
+from climedbench.cli.common import SUITE_HELP, TASKS_HELP, app, err, out, print_json, progress_bar, tasks_option
+from climedbench.errors import ConfigError
+
+
+@app.command(epilog="""
+Examples:
+
+  climedbench run                                        # quick demo: bundled CliMedBench data, embedded model
+
+  climedbench run --suite clinicbench                    # the English ClinicBench demo
+
+  climedbench run --limit 0                              # every bundled demo item
+
+  climedbench run --data ~/climedbench-data/ --out runs/qwen7b \\
+      --model openai:qwen2.5-7b-instruct --base-url http://127.0.0.1:8000/v1   # vLLM
+
+  climedbench run --suite clinicbench --data ~/clinicbench-data/ --tasks MedQA,PubMedQA --shots 3 \\
+      --model openai:qwen2.5:7b --base-url http://127.0.0.1:11434/v1            # Ollama
+
+  OPENAI_API_KEY=... climedbench run --data data/ --model openai:gpt-4o --base-url https://api.openai.com/v1
+
+  climedbench run --tasks ID#1,BKT,FIT --cot --shots 3 --model gguf:~/models/my-model.gguf
+""")
+def run(
+    data: Annotated[str | None, typer.Option(help="Items: a file or a folder of them (default: the suite's "
+                                                   "bundled demo set).")] = None,
+    suite: Annotated[str | None, typer.Option(help=SUITE_HELP)] = None,
+    tasks: Annotated[str | None, typer.Option(help=TASKS_HELP)] = None,
+    scenarios: Annotated[str | None, typer.Option(help="Same as --tasks (CliMedBench's word).")] = None,
+    datasets: Annotated[str | None, typer.Option(help="Same as --tasks (ClinicBench's word).")] = None,
+    model: Annotated[str, typer.Option(help="'default' (embedded Qwen2.5-Coder-0.5B-Instruct Q4_K_M), "
+                                            "'gguf:PATH', or 'openai:NAME' with --base-url.")] = "default",
+    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible server URL, e.g. "
+                                                       "http://127.0.0.1:8000/v1.")] = None,
+    api_key_env: Annotated[str, typer.Option(help="Environment variable holding the API key "
+                                                  "(keys are never taken on the command line).")] = "OPENAI_API_KEY",
+    limit: Annotated[int | None, typer.Option(help="Items per task; 0 = all (default: 2 on the bundled "
+                                                   "demo, all otherwise).")] = None,
+    seed: Annotated[int, typer.Option(help="Seed for item sampling, generation and bootstrap.")] = 0,
+    shots: Annotated[int, typer.Option(help="Few-shot examples from the dev (else train) split.")] = 0,
+    cot: Annotated[bool, typer.Option("--cot", help="Chain-of-thought prompts.")] = False,
+    mc_mode: Annotated[str, typer.Option(help="Single-answer choice items: 'generate' (answer read from "
+                                              "text, the papers' way) or 'logprob' (first-token letter "
+                                              "log-probabilities).")] = "generate",
+    max_tokens: Annotated[int | None, typer.Option(help="Maximum completion tokens (default: 128 for the "
+                                                        "quick demo, else the task's own or 512; 1024 with "
+                                                        "--cot).")] = None,
+    temperature: Annotated[float, typer.Option(help="Sampling temperature (0 = greedy).")] = 0.0,
+    out_dir: Annotated[str | None, typer.Option("--out", help="Run directory (default: runs/TIME-MODEL). "
+                                                              "Re-use it to resume an interrupted run.")] = None,
+    skip_invalid: Annotated[bool, typer.Option("--skip-invalid", help="Run the valid items and list the "
+                                                                      "invalid ones in skipped.jsonl.")] = False,
+    tokenizer: Annotated[str, typer.Option(help="ROUGE-1 tokens for Chinese text (KE): 'jieba' words or "
+                                                "'char'.")] = "jieba",
+    embedder: Annotated[str, typer.Option(help="Similarity (WTD): 'e5' (bundled multilingual-e5-small) or "
+                                               "'st:PATH' (a local sentence-transformers model).")] = "e5",
+    item_prompts: Annotated[bool, typer.Option("--item-prompts", help="Use each item's own 'prompt' field "
+                                                                      "as instruction when it has one.")] = False,
+    log_prompts: Annotated[bool, typer.Option("--log-prompts", help="Store the full messages in "
+                                                                    "samples.jsonl.")] = False,
+    ctx: Annotated[int, typer.Option(help="Context size for in-process models.")] = 8192,
+    threads: Annotated[int | None, typer.Option(help="CPU threads for in-process models "
+                                                     "(default: cores − 1).")] = None,
+    model_sha256: Annotated[str | None, typer.Option(help="Refuse a gguf:PATH whose SHA-256 differs.")] = None,
+    timeout: Annotated[float, typer.Option(help="Seconds per HTTP request.")] = 120.0,
+    max_retries: Annotated[int, typer.Option(help="Retries of a failed HTTP request.")] = 5,
+    max_concurrency: Annotated[int, typer.Option(help="HTTP requests in flight at once.")] = 8,
+    cache: Annotated[str | None, typer.Option(help="Response cache file (default: $CLIMEDBENCH_CACHE or the "
+                                                   "user cache folder).")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the response cache.")] = False,
+    rpm: Annotated[float | None, typer.Option(help="At most this many requests per minute.")] = None,
+    tpm: Annotated[float | None, typer.Option(help="At most this many tokens per minute (prompt estimated "
+                                                   "as one token per character, then corrected).")] = None,
+    price_in: Annotated[float, typer.Option(help="USD per million prompt tokens (for the cost in "
+                                                 "results.json).")] = 0.0,
+    price_out: Annotated[float, typer.Option(help="USD per million completion tokens.")] = 0.0,
+    max_cost: Annotated[float | None, typer.Option(help="Stop cleanly before the spend could exceed this "
+                                                        "many USD (needs --price-in/--price-out).")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print results.json instead of the table.")] = False,
+) -> None:
+    """Evaluate a model on a suite's tasks and print the leaderboard table."""
+    from climedbench.models.registry import ModelOptions
+    from climedbench.report.tables import print_table, run_table
+    from climedbench.runner import RunOptions, plan_run, run_plan
+
+    if mc_mode not in ("generate", "logprob"):
+        raise ConfigError(f"--mc-mode must be 'generate' or 'logprob', not {mc_mode!r}")
+    if tokenizer not in ("jieba", "char"):
+        raise ConfigError(f"--tokenizer must be 'jieba' or 'char', not {tokenizer!r}")
+    if max_cost is not None and not (price_in or price_out):
+        raise ConfigError("--max-cost needs --price-in and/or --price-out (USD per million tokens)")
+    opts = RunOptions(
+        data=data, suite=suite, model=model,
+        model_options=ModelOptions(base_url=base_url, api_key_env=api_key_env, timeout=timeout,
+                                   max_retries=max_retries, max_concurrency=max_concurrency, n_ctx=ctx,
+                                   threads=threads, model_sha256=model_sha256),
+        tasks=tasks_option(tasks, scenarios, datasets), limit=limit, seed=seed, shots=shots, cot=cot,
+        mc_mode=mc_mode,  # type: ignore[arg-type]
+        max_tokens=max_tokens, temperature=temperature, out=out_dir, skip_invalid=skip_invalid,
+        item_prompts=item_prompts, log_prompts=log_prompts, tokenizer=tokenizer, embedder=embedder,  # type: ignore[arg-type]
+        cache=cache, no_cache=no_cache, rpm=rpm, tpm=tpm, price_in=price_in, price_out=price_out, max_cost=max_cost,
+    )
+    plan = plan_run(opts)
+    if plan.report.problems:
+        err.print(f"[yellow]skipping {len(plan.report.problems)} invalid record(s) (--skip-invalid); "
+                  "they are listed in skipped.jsonl[/yellow]")
+    n_tasks = len({r.task.code for r in plan.requests})
+    err.print(f"climedbench {__version__}: {plan.suite.title}, {len(plan.requests)} items in {n_tasks} tasks from "
+              f"{plan.spec.data}; model {model}" + (" (loading…)" if model == "default" else ""))
+    start = time.perf_counter()
+    progress, tick = progress_bar(quiet)
+    with progress:
+        rundir, results, stats = asyncio.run(run_plan(plan, progress=tick))
+    wall = time.perf_counter() - start
+    if json_out:
+        print_json(results)
+    else:
+        print_table(run_table(results, plan.suite))
+    assert results.run is not None
+    failed = results.run.failed
+    cost = f", cost {results.run.cost_usd_now:.4f} USD" if results.run.cost_usd_now is not None else ""
+    err.print(f"{results.run.items} items ({stats.resumed} resumed from {rundir.path}, "
+              f"{stats.cache_hits} from the cache{cost}) in {wall:.0f}s"
+              + (f"; [red]{failed} request(s) failed[/red] — re-run the same command to retry them" if failed
+                 else "") + f"\nRun directory: {rundir.path}")
+    if opts.demo and opts.limit is None:
+        flag = "" if plan.suite.suite == "climedbench" else f" --suite {plan.suite.suite}"
+        err.print("This was the quick demo (2 items per task, answers capped at 128 tokens).\n"
+                  f"  Every bundled item:  climedbench run{flag} --limit 0 --max-tokens 512\n"
+                  f"  Your own data:       climedbench run{flag} --data PATH --model openai:NAME --base-url URL\n"
+                  "  The other benchmark: climedbench run --suite "
+                  + ("clinicbench" if plan.suite.suite == "climedbench" else "climedbench") + "\n"
+                  "  More:                climedbench run --help")
+
+
+@app.command(epilog="""
+Examples:
+
+  climedbench validate                                   # the bundled CliMedBench demo set
+
+  climedbench validate ~/climedbench-data/ --json
+
+  climedbench validate --suite clinicbench ~/clinicbench-data/
+""")
+def validate(
+    path: Annotated[str | None, typer.Argument(help="File or folder (default: the suite's bundled demo set).")] = None,
+    suite: Annotated[str | None, typer.Option(help=SUITE_HELP)] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Check items: per-task valid counts (test/dev/train) and, for each invalid record, file, line, field and
+    reason."""
+    from rich.table import Table
+
+    from climedbench.core.suite import load_suite
+    from climedbench.data.loaders import load_items
+
+    s = load_suite(suite)
+    report = load_items(path, s)
+    if json_out:
+        print_json(report.as_json(s))
+    else:
+        table = Table(title=f"{s.title}: {path or 'bundled demo set'}", title_justify="left")
+        for col in ("Task", "Name", "test", "dev", "train", "invalid"):
+            table.add_column(col, justify="right" if col in ("test", "dev", "train", "invalid") else "left")
+        counts = {sp: report.valid_counts(sp) for sp in ("test", "dev", "train")}
+        bad: dict[str, int] = {}
+        for p in report.problems:
+            bad[p.task or "?"] = bad.get(p.task or "?", 0) + 1
+        for t in s.tasks:
+            table.add_row(t.code, t.name.text(s.language), *(str(counts[sp].get(t.code, 0)) for sp in counts),
+                          str(bad.get(t.code, 0)))
+        if "?" in bad:
+            table.add_row("?", "(task unknown)", "", "", "", str(bad["?"]))
+        out.print(table)
+        for p in report.problems:
+            out.print(f"[red]invalid[/red] {p}", markup=True, highlight=False)
+    if report.problems:
+        raise typer.Exit(1)
+
+
+@app.command("list", epilog="""
+Examples:
+
+  climedbench list                          # both bundled suites
+
+  climedbench list --suite clinicbench --json
+
+  climedbench list --registries             # loaders, extractors, metrics, aggregations a suite YAML can name
+""")
+def list_cmd(
+    suite: Annotated[str | None, typer.Option(help="Only this suite (a bundled name or a suite YAML).")] = None,
+    registries: Annotated[bool, typer.Option("--registries", help="List the registered loaders, extractors, "
+                                                                   "metrics and aggregations.")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
+) -> None:
+    """Suites, their tasks (datasets), groups, metrics, aggregations and official sizes."""
+    from climedbench.core.suite import BUNDLED, load_suite
+
+    if registries:
+        from climedbench.core.registry import AGGREGATIONS, EXTRACTORS, LOADERS, METRICS
+
+        regs = {"loaders": LOADERS.names(), "extractors": EXTRACTORS.names(), "metrics": METRICS.names(),
+                "aggregations": AGGREGATIONS.names()}
+        if json_out:
+            print_json(regs)
+        else:
+            for kind, names in regs.items():
+                out.print(f"{kind}: {', '.join(names)}", highlight=False)
+        return
+    suites = [load_suite(suite)] if suite else [load_suite(n) for n in BUNDLED]
+    if json_out:
+        print_json({s.suite: _suite_summary(s) for s in suites})
+        return
+    from rich.table import Table
+
+    for s in suites:
+        table = Table(title=f"{s.title} ({s.suite} {s.version}, {s.source}): {len(s.tasks)} tasks",
+                      title_justify="left")
+        for col in ("Task", "Name", "Groups", "Answer", "Metric", "Aggregation", "Official size"):
+            table.add_column(col, justify="right" if col == "Official size" else "left")
+        for t in s.tasks:
+            table.add_row(t.code, t.name.text(s.language), " / ".join(s.name(g, "en") for g in t.groups), t.answer,
+                          t.metric, t.aggregation, f"{t.official_size:,}" if t.official_size else "—")
+        out.print(table)
+
+
+def _suite_summary(s: Any) -> dict[str, Any]:
+    return {
+        "title": s.title, "version": s.version, "language": s.language, "source": s.source,
+        "levels": [lv.key for lv in s.levels],
+        "groups": {k: {"level": g.level, "name": g.names.text("en"), "parent": g.parent} for k, g in s.groups.items()},
+        "overall": s.overall,
+        "tasks": [{"code": t.code, "name": t.name.text(s.language), "groups": list(t.groups), "answer": t.answer,
+                   "extractor": t.extractor_name, "metric": t.metric, "aggregation": t.aggregation,
+                   "loader": t.loader or s.loader, "official_size": t.official_size} for t in s.tasks],
+    }
+
+
+@app.command(epilog="""
+Example:
+
+  echo '{"kind": "single", "options": "ABCDE", "response": "综上所述，答案：（Ｃ）"}' | climedbench extract
+
+  echo '{"kind": "label", "labels": ["yes", "no", "maybe"], "response": "The answer is no."}' | climedbench extract
+""")
+def extract() -> None:
+    """Read JSON lines {kind, options | labels, response[, option_texts]} on stdin; write {"answer": ...} per
+    line. Kinds: single, multi, order, keywords, text, label, labels, entities."""
+    from climedbench.extract import extract as do_extract
+    from climedbench.extractors import extract_entities, extract_label, extract_labels
+
+    for n, line in enumerate(sys.stdin, start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+            kind, response = obj["kind"], str(obj["response"])
+            if kind == "label":
+                got = extract_label(response, tuple(obj["labels"]))
+            elif kind == "labels":
+                got = extract_labels(response, tuple(obj["labels"]))
+            elif kind == "entities":
+                got = extract_entities(response)
+            elif kind in ("single", "multi", "order", "keywords", "text"):
+                got = do_extract(kind, response, str(obj.get("options", "ABCDE")), obj.get("option_texts"))
+            else:
+                raise ValueError(f"kind must be single, multi, order, keywords, text, label, labels or entities, "
+                                 f"not {kind!r}")
+        except (json.JSONDecodeError, KeyError, ValueError, TypeError) as e:
+            raise ConfigError(f"stdin line {n}: {e}") from e
+        print(json.dumps({"answer": got.answer, "method": got.method}, ensure_ascii=False), flush=True)
+
+
+@app.command(epilog="""
+Example:
+
+  climedbench score runs/qwen7b --tokenizer char      # re-score KE with character ROUGE-1
+""")
+def score(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
+    tokenizer: Annotated[str | None, typer.Option(help="Override the ROUGE-1 tokenizer (jieba|char).")] = None,
+    embedder: Annotated[str | None, typer.Option(help="Override the similarity embedder.")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print results.json instead of the table.")] = False,
+) -> None:
+    """Re-extract and re-score a run directory from its raw responses, without calling any model."""
+    from climedbench.report.tables import print_table, run_table
+    from climedbench.rescore import rescore
+
+    results, s = rescore(run_dir, tokenizer=tokenizer, embedder=embedder)
+    if json_out:
+        print_json(results)
+    else:
+        print_table(run_table(results, s))

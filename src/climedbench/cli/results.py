@@ -1,0 +1,101 @@
+"""`climedbench report` and `leaderboard`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from climedbench.cli.common import SUITE_HELP, app, print_json, unique_name
+from climedbench.errors import ConfigError, DataError
+
+
+def _as_json(table: dict[str, Any]) -> dict[str, Any]:
+    return {m: r.model_dump(mode="json", include={"tasks", "groups", "overall", "published"}, exclude_none=True)
+            for m, r in table.items()}
+
+
+@app.command(epilog="""
+Examples:
+
+  climedbench leaderboard --paper                                      # CliMedBench's Table 2
+
+  climedbench leaderboard --paper runs/my-model                        # your run beside it
+
+  climedbench leaderboard --suite clinicbench --paper                  # ClinicBench's zero-shot table
+
+  climedbench leaderboard --from-csv scores.csv --json
+""")
+def leaderboard(
+    runs: Annotated[list[Path] | None, typer.Argument(help="Run directories to add as columns.")] = None,
+    from_csv: Annotated[Path | None, typer.Option(help="Published scores: a 'model' column and one column "
+                                                       "per task code (×100).")] = None,
+    paper: Annotated[bool, typer.Option("--paper", help="Include the suite's published results "
+                                                        "(CliMedBench: Table 2; ClinicBench: the zero-shot table).")]
+    = False,
+    setting: Annotated[str | None, typer.Option(help="Which published table (e.g. 'zero-shot', '3-shot'); "
+                                                     "default: the suite's first.")] = None,
+    suite: Annotated[str | None, typer.Option(help=SUITE_HELP)] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print {model: results} as JSON.")] = False,
+) -> None:
+    """Task, group and overall scores of published results and runs, side by side."""
+    from climedbench.core.suite import load_suite
+    from climedbench.report.published import published_tables
+    from climedbench.report.tables import comparison_table, print_table, read_published_csv
+    from climedbench.rundir import RunDir
+
+    s = load_suite(suite)
+    table: dict[str, Any] = {}
+    if paper:
+        tables = published_tables(s)
+        if not tables:
+            raise ConfigError(f"suite {s.suite} bundles no published results")
+        key = setting or next(iter(tables))
+        if key not in tables:
+            raise ConfigError(f"--setting {key!r}: the suite publishes {', '.join(tables)}")
+        table.update(read_published_csv(tables[key], s, source=f"{s.title} paper, {key}"))
+    if from_csv:
+        table.update(read_published_csv(from_csv, s))
+    for d in runs or []:
+        res = RunDir(d).read_results()
+        if res.suite != s.suite:
+            raise DataError(f"{d}: a run of suite {res.suite!r}; this leaderboard is {s.suite!r} (pass --suite)")
+        table[unique_name(table, res.model)] = res
+    if not table:
+        raise ConfigError("nothing to show: give --from-csv FILE, --paper, or run directories")
+    if json_out:
+        print_json(_as_json(table))
+    else:
+        print_table(comparison_table(table, s, with_ci=False, title=f"{s.title} leaderboard (×100)"))
+
+
+@app.command(epilog="""
+Example:
+
+  climedbench report runs/qwen7b runs/gpt4o runs/demo
+""")
+def report(
+    runs: Annotated[list[Path], typer.Argument(help="Run directories (of one suite).")],
+    json_out: Annotated[bool, typer.Option("--json", help="Print {model: results} as JSON.")] = False,
+) -> None:
+    """Several runs side by side: every task, group and overall with 95% intervals."""
+    from climedbench.report.tables import comparison_table, print_table
+    from climedbench.rescore import suite_of_run
+    from climedbench.rundir import RunDir
+
+    table: dict[str, Any] = {}
+    suite = None
+    for d in runs:
+        rd = RunDir(d)
+        res = rd.read_results()
+        this = suite_of_run(rd.read_spec())
+        if suite is not None and this.suite != suite.suite:
+            raise DataError(f"{d}: a run of suite {this.suite!r}, the others are {suite.suite!r}")
+        suite = this
+        table[unique_name(table, f"{res.model}\n{d}")] = res
+    assert suite is not None
+    if json_out:
+        print_json({m.split("\n")[0]: v for m, v in _as_json(table).items()})
+    else:
+        print_table(comparison_table(table, suite, title=f"{suite.title}: runs (×100, 95% CI)"))

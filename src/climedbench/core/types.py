@@ -1,0 +1,247 @@
+"""The one typed schema every stage shares: items, problems, samples, figures, results and run specs.
+
+Items come out of loaders; samples are the lines of `samples.jsonl`; `Results` is `results.json`;
+`RunSpec` is `run.json`. Run, score, aggregate, report, IRT/CAT and the analyses all read and write
+these types, never untyped dictionaries.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+
+Split = Literal["test", "dev", "train"]
+Gold = str | list[str] | None
+
+
+class Item(BaseModel):
+    """One benchmark item, parsed and checked: everything the prompt builder, extractor and metric need.
+
+    The gold answer is held in the task's answer shape:
+    `answer` — one letter, a sorted letter set, an order of letters, or one label (yes/no, a relation type);
+    `targets` — a list (keywords, entity mentions, the labels of a multi-label item);
+    `reference` — free text (a summary, a rebuttal, an explanation), or the record's original reference.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    task: str = Field(validation_alias=AliasChoices("task", "scenario"))
+    split: Split = "test"
+    input: str
+    context: str | None = None
+    options: dict[str, str] = Field(default_factory=dict)
+    answer: str | None = None
+    targets: list[str] | None = None
+    reference: str = ""
+    misleading_answer: str | None = None
+    prompt: str | None = None
+    rationale: str | None = None
+    specialty: str | None = None
+    source: str | None = None
+    synthetic: bool | None = None
+    meta: dict[str, Any] = Field(default_factory=dict)
+    file: str = ""
+    line: int = 0
+
+    @property
+    def letters(self) -> str:
+        """The option letters in order, e.g. 'ABCDE'."""
+        return "".join(self.options)
+
+    @property
+    def uid(self) -> str:
+        """Unique key across tasks and splits."""
+        return f"{self.task}/{self.split}/{self.id}"
+
+    @property
+    def gold(self) -> Gold:
+        """The gold in the task's shape, as logged in samples.jsonl."""
+        if self.answer is not None:
+            return self.answer
+        if self.targets is not None:
+            return list(self.targets)
+        return self.reference
+
+
+class Problem(BaseModel):
+    """An invalid record: where it is and what is wrong with it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    file: str
+    line: int | None
+    field: str | None
+    reason: str
+    task: str | None = Field(default=None, validation_alias=AliasChoices("task", "scenario"))
+    id: str | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line is not None else self.file
+        fld = f" field '{self.field}':" if self.field else ""
+        return f"{where}:{fld} {self.reason}"
+
+
+class Sample(BaseModel):
+    """One line of samples.jsonl: what was asked, what came back, how it was read and scored."""
+
+    model_config = ConfigDict(extra="allow")
+
+    uid: str
+    item_id: str
+    task: str = Field(validation_alias=AliasChoices("task", "scenario"))
+    prompt_hash: str | None = None
+    request_key: str | None = None
+    variant: str = "vanilla"
+    raw: str | None = None
+    gold: Any = None
+    extracted: Any = None
+    extraction_method: str | None = None
+    extraction_failure: bool = False
+    score: float = 0.0
+    # Sufficient statistics for corpus-level aggregations (micro-F1 counts, BLEU n-gram counts).
+    stats: list[float] | None = None
+    # Per-item facts counted in results (wrong_option, repeated_misleading, ...).
+    flags: dict[str, bool] = Field(default_factory=dict)
+    misleading_answer: str | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    latency: float | None = None
+    finish_reason: str | None = None
+    attempts: int | None = None
+    cached: bool = False
+    error: str | None = None
+    input_chars: int | None = None
+    logprobs: dict[str, float] | None = None
+    messages: list[dict[str, str]] | None = None
+
+    def jsonl(self) -> str:
+        """The samples.jsonl line (no trailing newline); optional extras that are unset are left out."""
+        data = self.model_dump(mode="json")
+        for key in _OMIT_IF_NONE:
+            if data.get(key) is None:
+                data.pop(key, None)
+        return json.dumps(data, ensure_ascii=False)
+
+
+_OMIT_IF_NONE = ("stats", "misleading_answer", "logprobs", "messages")
+
+
+class Figure(BaseModel):
+    """One reported figure (×100): a task, a group or the overall score, with its interval and counts."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    score: float
+    ci: tuple[float, float] | None = None
+    n: int | None = None
+    metric: str
+    aggregation: str | None = None
+    extraction_failures: int | None = None
+    errors: int | None = None
+    counts: dict[str, int] = Field(default_factory=dict)
+    tasks: list[str] | None = None
+    complete: bool | None = None
+    predicted: bool = False
+
+
+class RunAccounting(BaseModel):
+    """Items, tokens, time, retries, failures and cost of a run."""
+
+    model_config = ConfigDict(extra="allow")
+
+    items: int
+    planned: int
+    missing: int
+    answered_now: int = 0
+    resumed: int = 0
+    cache_hits: int = 0
+    failed: int = 0
+    retried_now: int = 0
+    wall_seconds: float = 0.0
+    model_seconds: float = 0.0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    prompt_tokens_now: int = 0
+    completion_tokens_now: int = 0
+    cost_usd: float | None = None
+    cost_usd_now: float | None = None
+    prices_per_mtok: dict[str, float] | None = None
+    stopped: str | None = None
+
+
+class Results(BaseModel):
+    """results.json: per task, per group and overall figures, plus accounting."""
+
+    model_config = ConfigDict(extra="allow")
+
+    model: str
+    suite: str
+    suite_version: str | None = None
+    tasks: dict[str, Figure] = Field(default_factory=dict)
+    groups: dict[str, Figure] = Field(default_factory=dict)
+    overall: Figure | None = None
+    run: RunAccounting | None = None
+    published: bool = False
+    published_source: str | None = None
+    model_meta: dict[str, str] | None = None
+    adaptive: bool = False
+    # Adaptive runs: the ability estimate, its SE, the items asked and the CAT's own record.
+    theta: float | None = None
+    se: float | None = None
+    n_items: int | None = None
+    cat: dict[str, Any] | None = None
+    rescored: dict[str, str] | None = None
+
+    def figures(self) -> dict[str, Figure]:
+        """Every figure keyed by task code, group key, or 'overall'."""
+        out = dict(self.tasks)
+        out.update(self.groups)
+        if self.overall is not None:
+            out["overall"] = self.overall
+        return out
+
+
+class RunSpec(BaseModel):
+    """run.json: everything needed to reproduce a run (identity keys must match to resume it)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    kind: Literal["full", "adaptive"] = "full"
+    climedbench_version: str | None = None
+    suite: str = "climedbench"
+    suite_version: str | None = None
+    suite_source: str | None = Field(default=None, validation_alias=AliasChoices("suite_source", "suite_file"))
+    data: str | None = None
+    data_sha256: str | None = None
+    data_sources: list[str] = Field(default_factory=list)
+    tasks: list[str] = Field(default_factory=list, validation_alias=AliasChoices("tasks", "scenarios"))
+    limit: int | None = None
+    seed: int = 0
+    prompt: dict[str, Any] = Field(default_factory=dict)
+    mc_mode: str = "generate"
+    generation: dict[str, Any] = Field(default_factory=dict)
+    model_spec: str | None = None
+    model: dict[str, Any] | None = None
+    metrics: dict[str, Any] = Field(default_factory=dict)
+    limits: dict[str, Any] = Field(default_factory=dict)
+    cache: str | None = None
+    skip_invalid: bool = False
+    invalid_skipped: int = 0
+    n_items: int = 0
+    versions: dict[str, str] = Field(default_factory=dict)
+    git_commit: str | None = None
+    platform: str | None = None
+    started_at: str | None = None
+    finished_at: str | None = None
+    status: str | None = None
+    # Adaptive runs: the item bank and the CAT settings.
+    bank: str | None = None
+    bank_sha256: str | None = None
+    cat: dict[str, Any] | None = None
+
+    @property
+    def model_name(self) -> str:
+        return str((self.model or {}).get("model") or self.model_spec or "model")

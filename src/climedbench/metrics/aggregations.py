@@ -1,0 +1,117 @@
+"""Aggregations, registered by name: how a task's item results become one figure.
+
+Every aggregation is a function of the *sum* over items of a per-item statistic vector:
+
+- `mean` — the item scores' mean (accuracy, Kendall's τ, ROUGE, similarity): vector [score];
+- `micro_f1` — F1 of the summed (tp, fp, fn) counts (entity-level NER; relation types over the positive
+  classes, the negative class named by `metric_options.exclude`);
+- `macro_f1` — the mean over classes of each class's F1 (classes present in the gold or the predictions,
+  as scikit-learn's default; excluded classes left out);
+- `corpus_bleu` — BLEU-4 of the summed n-gram statistics (sacrebleu), not a mean of sentence BLEUs.
+
+Because each is a function of sums, a bootstrap replicate is the same function of resampled sums, so
+every figure gets an interval the same way (see climedbench.aggregate).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+import numpy as np
+
+from climedbench.core.registry import AGGREGATIONS
+from climedbench.core.suite import Task
+from climedbench.metrics.functions import bleu_from_stats
+
+
+class Aggregation:
+    """A registered aggregation: the per-item vector it sums and the figure it computes from the sums."""
+
+    name: ClassVar[str] = ""
+    label: ClassVar[str] = ""
+
+    def vector(self, score: float, stats: Sequence[float] | None, task: Task) -> list[float]:
+        """The per-item statistic vector."""
+        return [float(score)]
+
+    def value(self, sums: np.ndarray, n: np.ndarray, task: Task) -> np.ndarray:
+        """The figure (0–1 scale) for each row of summed vectors `sums` (shape (..., k)) over `n` items."""
+        raise NotImplementedError
+
+
+class Mean(Aggregation):
+    name, label = "mean", "mean of items"
+
+    def value(self, sums: np.ndarray, n: np.ndarray, task: Task) -> np.ndarray:
+        return sums[..., 0] / np.maximum(n, 1)
+
+
+def _need_stats(stats: Sequence[float] | None, task: Task, what: str) -> list[float]:
+    if stats is None:
+        raise ValueError(f"task {task.code}: the {what} aggregation needs item statistics, but metric "
+                         f"{task.metric!r} gives none")
+    return [float(x) for x in stats]
+
+
+def _class_counts(sums: np.ndarray, task: Task) -> np.ndarray:
+    """(..., classes, 3) counts, excluded classes dropped; entity counts (width 3) are one class."""
+    k = sums.shape[-1]
+    per = sums.reshape(*sums.shape[:-1], k // 3, 3)
+    exclude = {str(x).lower() for x in task.metric_options.get("exclude", ())}
+    if k > 3 and exclude and task.labels:
+        keep = [i for i, lab in enumerate(task.labels) if lab.lower() not in exclude]
+        per = per[..., keep, :]
+    return per
+
+
+def _f1(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray) -> np.ndarray:
+    den = 2 * tp + fp + fn
+    return np.divide(2 * tp, den, out=np.zeros_like(den, dtype=np.float64), where=den > 0)
+
+
+class MicroF1(Aggregation):
+    name, label = "micro_f1", "micro-F1"
+
+    def vector(self, score: float, stats: Sequence[float] | None, task: Task) -> list[float]:
+        return _need_stats(stats, task, self.name)
+
+    def value(self, sums: np.ndarray, n: np.ndarray, task: Task) -> np.ndarray:
+        per = _class_counts(sums, task).sum(axis=-2)
+        return _f1(per[..., 0], per[..., 1], per[..., 2])
+
+
+class MacroF1(Aggregation):
+    name, label = "macro_f1", "macro-F1"
+
+    def vector(self, score: float, stats: Sequence[float] | None, task: Task) -> list[float]:
+        return _need_stats(stats, task, self.name)
+
+    def value(self, sums: np.ndarray, n: np.ndarray, task: Task) -> np.ndarray:
+        per = _class_counts(sums, task)
+        present = per.sum(axis=-1) > 0
+        scores = _f1(per[..., 0], per[..., 1], per[..., 2])
+        count = present.sum(axis=-1)
+        total = np.where(present, scores, 0.0).sum(axis=-1)
+        return np.divide(total, count, out=np.zeros_like(total), where=count > 0)
+
+
+class CorpusBleu(Aggregation):
+    name, label = "corpus_bleu", "corpus BLEU-4"
+
+    def vector(self, score: float, stats: Sequence[float] | None, task: Task) -> list[float]:
+        return _need_stats(stats, task, self.name)
+
+    def value(self, sums: np.ndarray, n: np.ndarray, task: Task) -> np.ndarray:
+        flat = sums.reshape(-1, sums.shape[-1])
+        out = np.array([bleu_from_stats(row.tolist()) / 100.0 for row in flat])
+        return out.reshape(sums.shape[:-1])
+
+
+for _a in (Mean(), MicroF1(), MacroF1(), CorpusBleu()):
+    AGGREGATIONS.add(_a.name, _a)
+
+
+def get_aggregation(name: str) -> Aggregation:
+    """The aggregation registered as `name`."""
+    return AGGREGATIONS.get(name)  # type: ignore[return-value]

@@ -1,0 +1,216 @@
+"""Item metrics, registered by name: a score for one item's extracted answer, plus the sufficient
+statistics a corpus-level aggregation needs (entity counts for micro-F1, n-gram counts for BLEU).
+
+A metric is pure: `score(item, extracted, task, ctx) -> ItemScore`. The item score is what per-item
+analyses and IRT use; `stats` (when present) is what `aggregations` sum over items.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+from climedbench.core.registry import METRICS
+from climedbench.core.suite import Task
+from climedbench.core.types import Item
+from climedbench.metrics import functions as fn
+
+Scale = Literal["unit", "signed"]
+
+
+@dataclass(frozen=True)
+class ItemScore:
+    """One item's score, its sufficient statistics for corpus-level aggregation, and facts to count."""
+
+    score: float
+    stats: tuple[float, ...] | None = None
+    flags: dict[str, bool] = field(default_factory=dict)
+
+
+@dataclass
+class ScoreContext:
+    """Settings shared by every item of a run: the ROUGE-1 tokenizer for Chinese, the embedder."""
+
+    tokenizer: fn.Tokenizer = "jieba"
+    embedder_spec: str = "e5"
+    _embedder: Any = None
+
+    @property
+    def embedder(self) -> Any:
+        if self._embedder is None:
+            from climedbench.embeddings import load_embedder
+
+            self._embedder = load_embedder(self.embedder_spec)
+        return self._embedder
+
+
+class Metric:
+    """A registered item metric."""
+
+    name: ClassVar[str] = ""
+    label: ClassVar[str] = ""
+    # 'signed' scores lie in [-1, 1] (Kendall's τ); 'unit' in [0, 1].
+    scale: ClassVar[Scale] = "unit"
+    # True when every item score is 0 or 1 (IRT uses it as is; graded scores are binarised).
+    binary: ClassVar[bool] = False
+
+    def score(self, item: Item, extracted: Any, task: Task, ctx: ScoreContext) -> ItemScore:
+        raise NotImplementedError
+
+
+def _register(metric: Metric) -> Metric:
+    METRICS.add(metric.name, metric)
+    return metric
+
+
+class Accuracy(Metric):
+    """1 when the extracted letter, letter set or label equals the gold, else 0."""
+
+    name, label, binary = "accuracy", "Acc.", True
+
+    def score(self, item: Item, extracted: Any, task: Task, ctx: ScoreContext) -> ItemScore:
+        predicted = extracted if isinstance(extracted, str) else None
+        if task.answer in ("label",):
+            value = 1.0 if predicted is not None and predicted == item.answer else 0.0
+        else:
+            value = fn.accuracy(predicted, item.answer)
+        flags: dict[str, bool] = {}
+        if task.is_choice and predicted is not None and value == 0.0:
+            flags["wrong_option"] = True  # answered with an option that is not the gold (FTT: a wrong treatment)
+        if item.misleading_answer:
+            flags["repeated_misleading"] = predicted == item.misleading_answer
+        return ItemScore(value, flags=flags)
+
+
+class KendallTau(Metric):
+    """Kendall's τ between the extracted and the gold order; 0 when the answer is not a permutation."""
+
+    name, label, scale = "kendall_tau", "Kendall τ", "signed"
+
+    def score(self, item: Item, extracted: Any, task: Task, ctx: ScoreContext) -> ItemScore:
+        return ItemScore(fn.kendall_tau(extracted if isinstance(extracted, str) else None, item.answer or ""))
+
+
+class Rouge1(Metric):
+    """ROUGE-1 F with the run's tokenizer (jieba words or characters): keyword lists or free text."""
+
+    name, label = "rouge1", "ROUGE-1"
+
+    def score(self, item: Item, extracted: Any, task: Task, ctx: ScoreContext) -> ItemScore:
+        if task.answer == "keywords":
+            predicted = extracted if isinstance(extracted, list) else None
+            return ItemScore(fn.keywords_rouge1(predicted, item.targets or [item.reference], ctx.tokenizer))
+        return ItemScore(fn.rouge1_f(str(extracted or ""), item.reference, ctx.tokenizer))
+
+
+class RougeL(Metric):
+    """ROUGE-L F-measure of English free text against the reference, computed by Google's rouge-score
+    (`RougeScorer(['rougeL'])`; stemming per `metric_options.stemmer`, default off)."""
+
+    name, label = "rougeL", "ROUGE-L"
+
+    def score(self, item: Item, extracted: Any, task: Task, ctx: ScoreContext) -> ItemScore:
+        if not extracted:
+            return ItemScore(0.0)
+        scorer = fn.rouge_scorer("rougeL", bool(task.metric_options.get("stemmer", False)))
+        return ItemScore(float(scorer.score(item.reference, str(extracted))["rougeL"].fmeasure))
+
+
+class Bleu(Metric):
+    """BLEU-4 by sacrebleu. The item score is the sentence BLEU; `stats` are the n-gram counts that the
+    `corpus_bleu` aggregation sums (corpus BLEU is not a mean of sentence BLEUs)."""
+
+    name, label = "bleu", "BLEU"
+
+    def score(self, item: Item, extracted: Any, task: Task, ctx: ScoreContext) -> ItemScore:
+        hyp = str(extracted or "")
+        return ItemScore(fn.sentence_bleu(hyp, [item.reference]) / 100.0, tuple(fn.bleu_stats(hyp, [item.reference])))
+
+
+class Similarity(Metric):
+    """Cosine similarity of the response and the reference under the run's sentence embedder."""
+
+    name, label = "similarity", "Sim."
+
+    def score(self, item: Item, extracted: Any, task: Task, ctx: ScoreContext) -> ItemScore:
+        if extracted is None:
+            return ItemScore(0.0)
+        return ItemScore(fn.cosine_similarities(ctx.embedder, [str(extracted)], [item.reference])[0])
+
+
+def normalize_mention(text: str) -> str:
+    """An entity mention compared loosely: case, surrounding punctuation and inner whitespace."""
+    return re.sub(r"\s+", " ", text.strip().strip(".,;:\"'()[]").lower())
+
+
+def set_counts(predicted: Sequence[str] | None, gold: Sequence[str]) -> tuple[int, int, int]:
+    """(true positives, false positives, false negatives) of two sets of normalised strings."""
+    p = {normalize_mention(x) for x in predicted or [] if normalize_mention(x)}
+    g = {normalize_mention(x) for x in gold if normalize_mention(x)}
+    return len(p & g), len(p - g), len(g - p)
+
+
+def f1(tp: float, fp: float, fn_: float) -> float:
+    """F1 from counts; 1 when there was nothing to find and nothing was found."""
+    if tp + fp + fn_ == 0:
+        return 1.0
+    return 2 * tp / (2 * tp + fp + fn_)
+
+
+class EntityF1(Metric):
+    """Entity mentions: the item score is the item's F1; stats (tp, fp, fn) feed entity-level micro-F1.
+
+    Mentions are compared as sets of normalised strings (case, outer punctuation and whitespace ignored)."""
+
+    name, label = "entity_f1", "Entity F1"
+
+    def score(self, item: Item, extracted: Any, task: Task, ctx: ScoreContext) -> ItemScore:
+        predicted = extracted if isinstance(extracted, list) else None
+        tp, fp, fn_ = set_counts(predicted, item.targets or [])
+        return ItemScore(f1(tp, fp, fn_), (tp, fp, fn_))
+
+
+class LabelF1(Metric):
+    """One label per item (relation type, yes/no): the item score is accuracy; stats are per-class
+    (tp, fp, fn) in the order of the task's labels, for micro- or macro-F1."""
+
+    name, label, binary = "label_f1", "F1", True
+
+    def score(self, item: Item, extracted: Any, task: Task, ctx: ScoreContext) -> ItemScore:
+        labels = task.labels or ()
+        predicted = extracted if isinstance(extracted, str) else None
+        stats: list[float] = []
+        for lab in labels:
+            stats += [float(predicted == lab == item.answer), float(predicted == lab != item.answer),
+                      float(item.answer == lab != predicted)]
+        return ItemScore(1.0 if predicted == item.answer else 0.0, tuple(stats))
+
+
+class MultiLabelF1(Metric):
+    """Several labels per item (HoC): the item score is the item's F1 over labels; stats are per-class
+    (tp, fp, fn) in the order of the task's labels."""
+
+    name, label = "multilabel_f1", "F1"
+
+    def score(self, item: Item, extracted: Any, task: Task, ctx: ScoreContext) -> ItemScore:
+        labels = task.labels or ()
+        predicted = set(extracted) if isinstance(extracted, list) else set()
+        gold = set(item.targets or [])
+        stats: list[float] = []
+        for lab in labels:
+            stats += [float(lab in predicted and lab in gold), float(lab in predicted and lab not in gold),
+                      float(lab in gold and lab not in predicted)]
+        tp, fp, fn_ = (sum(stats[i::3]) for i in range(3))
+        return ItemScore(f1(tp, fp, fn_), tuple(stats))
+
+
+for _m in (Accuracy(), KendallTau(), Rouge1(), RougeL(), Bleu(), Similarity(), EntityF1(), LabelF1(),
+           MultiLabelF1()):
+    _register(_m)
+
+
+def get_metric(name: str) -> Metric:
+    """The metric registered as `name`."""
+    return METRICS.get(name)  # type: ignore[return-value]
