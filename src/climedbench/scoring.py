@@ -6,12 +6,14 @@ The task names its extractor and metric (registered by name); this module only w
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
+from functools import cache
 
 from climedbench import metrics
 from climedbench.core.suite import Task
 from climedbench.core.types import Item
-from climedbench.extract import Extraction
+from climedbench.extract import Extraction, strip_reasoning
 from climedbench.extractors import get_extractor
 from climedbench.metrics.item import ScoreContext, get_metric
 
@@ -30,6 +32,17 @@ def letter_from_logprobs(logprobs: dict[str, float] | None, letters: str) -> Ext
     if not best:
         return Extraction(None, "logprob_no_letter")
     return Extraction(max(best, key=lambda k: best[k]), "logprob")
+
+
+@cache
+def _format_re(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.M)
+
+
+def follows_format(pattern: str, raw: str) -> bool:
+    """Whether a response contains a line in the requested answer format (reasoning blocks excluded)."""
+    text = strip_reasoning(raw)
+    return bool(text and _format_re(pattern).search(text))
 
 
 @dataclass
@@ -76,5 +89,7 @@ class Scorer:
             return Scored(None, "no_response", 0.0, False, metric.score(item, None, task, self.ctx).stats)
         ext = self.extract(task, item, raw, logprobs, mc_mode)
         result = metric.score(item, ext.answer, task, self.ctx)
-        return Scored(ext.answer, ext.method, float(result.score), ext.answer is None, result.stats,
-                      dict(result.flags))
+        flags = dict(result.flags)
+        if task.prompt.format is not None and mc_mode != "logprob":
+            flags["follows_format"] = follows_format(task.prompt.format, raw)
+        return Scored(ext.answer, ext.method, float(result.score), ext.answer is None, result.stats, flags)

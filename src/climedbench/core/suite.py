@@ -98,6 +98,9 @@ class PromptSpec(BaseModel):
     shots: Literal["turns", "inline"] = "turns"
     shot_template: str | None = None
     shot_separator: str = "\n\n"
+    # A regular expression (searched line by line) that a response written in the requested answer format
+    # matches; counted per task as 'follows_format' (instruction following). None: not checked.
+    format: str | None = None
     note: str | None = None
 
 
