@@ -152,3 +152,39 @@ def test_logprob_mode_and_cot_with_shots(tmp_path, model_path):
     assert spec["prompt"] == {"variant": "cot", "shots": 2, "item_prompts": False}
     proc = cli("run", "--mc-mode", "logprob", "--cot", "--scenarios", "BKT", check=False)
     assert proc.returncode == 2 and "cannot be combined with --cot" in proc.stderr
+
+
+def test_aggregate_recomputes_results_from_samples_and_shards(run_dir, tmp_path):
+    results = json.loads((run_dir / "results.json").read_text())
+    again = json.loads(cli("aggregate", str(run_dir), "--json").stdout)
+    for key in ("tasks", "groups", "overall"):
+        assert again[key] == results[key], key
+    assert again["run"]["items"] == 4 and again["run"]["failed"] == 0
+    # Two shards of the same run, each with its run.json: the same figures.
+    lines = (run_dir / "samples.jsonl").read_text().splitlines(keepends=True)
+    for k, part in enumerate((lines[:2], lines[2:])):
+        shard = tmp_path / f"shard{k}"
+        shard.mkdir()
+        (shard / "run.json").write_bytes((run_dir / "run.json").read_bytes())
+        (shard / "samples.jsonl").write_text("".join(reversed(part)))
+    merged = json.loads(cli("aggregate", str(tmp_path / "shard0"), str(tmp_path / "shard1"), "--json").stdout)
+    assert {k: merged[k] for k in ("tasks", "groups", "overall")} == {k: results[k] for k in
+                                                                       ("tasks", "groups", "overall")}
+    # A shard of another run is refused, naming what differs.
+    other = json.loads((run_dir / "run.json").read_text())
+    other["seed"] = 9
+    (tmp_path / "shard1" / "run.json").write_text(json.dumps(other))
+    proc = cli("aggregate", str(tmp_path / "shard0"), str(tmp_path / "shard1"), check=False)
+    assert proc.returncode == 2 and "not a shard of the same run" in proc.stderr and "seed" in proc.stderr
+
+
+def test_score_refuses_changed_data(tmp_path, model_path):
+    data = tmp_path / "BKT.jsonl"
+    data.write_text('{"id": "ok", "input": "## 问题: 人体最大的器官\\n## 选项: A. 肝\\nB. 皮肤\\nC. 心\\nD. 肺", "reference": "B"}\n',
+                    "utf-8")
+    out = tmp_path / "r"
+    cli("run", "--data", str(data), "--max-tokens", "8", "--out", str(out), "--quiet")
+    cli("score", str(out))  # unchanged data: fine
+    data.write_text(data.read_text("utf-8").replace('"reference": "B"', '"reference": "C"'), "utf-8")
+    proc = cli("score", str(out), check=False)
+    assert proc.returncode == 2 and "the data changed since the run" in proc.stderr

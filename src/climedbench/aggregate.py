@@ -6,23 +6,26 @@
 - overall = plain mean of every task figure (`mean_of_tasks`, CliMedBench's convention, checked against
   its Table 2) or of the groups of one level (`mean_of_groups`).
 
-Intervals are percentile bootstraps. Items are resampled within each task independently; because every
-aggregation is a function of summed per-item vectors, a replicate is the same function of resampled sums.
-A group's or the overall replicate is the same mean of the task replicates, so every interval reflects
-the item sampling of every task it averages.
+Task intervals (climedbench.metrics.intervals): Jeffreys for accuracies, a variance-shrunk t interval for
+graded means, the percentile bootstrap for corpus-level aggregations. Each task also yields draws of its
+figure (posterior draws, t draws or bootstrap replicates); a group's or the overall interval is the
+percentile interval of the same mean of the task draws, so it carries the uncertainty of every task.
+Samples are ordered by uid before aggregating, so shards of a run aggregate to the same figures.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from climedbench.core.suite import Suite, Task
-from climedbench.core.types import Figure, Results, Sample
+from climedbench.core.types import Figure, Results
+from climedbench.metrics import intervals
 from climedbench.metrics.aggregations import get_aggregation
+from climedbench.metrics.item import get_metric
 
 DEFAULT_REPLICATES = 2000
 _CHUNK_CELLS = 2_000_000  # bootstrap index block size (cells): memory stays flat for large tasks
@@ -66,29 +69,41 @@ def bootstrap_sums(vectors: np.ndarray, replicates: int, rng: np.random.Generato
     return out
 
 
-def bootstrap_means(scores: np.ndarray, replicates: int, rng: np.random.Generator) -> np.ndarray:
-    """`replicates` means of resamples (with replacement) of `scores`."""
-    scores = np.asarray(scores, dtype=np.float64)
-    if len(scores) == 0:
-        return np.full(replicates, np.nan)
-    return bootstrap_sums(scores.reshape(-1, 1), replicates, rng)[:, 0] / len(scores)
+def _ci(lo_hi: tuple[float, float]) -> tuple[float, float]:
+    return round(lo_hi[0] * 100, 2), round(lo_hi[1] * 100, 2)
 
 
-def _ci(replicates: np.ndarray) -> tuple[float, float]:
-    lo, hi = np.percentile(replicates, [2.5, 97.5])
-    return round(float(lo) * 100, 2), round(float(hi) * 100, 2)
+@dataclass
+class TaskValue:
+    """A task's figure (0–1 scale), its interval, draws for combining, and the interval's method."""
+
+    point: float
+    interval: tuple[float, float]
+    draws: np.ndarray
+    method: str
 
 
-def task_value(task: Task, data: TaskScores, replicates: int, rng: np.random.Generator
-               ) -> tuple[float, np.ndarray]:
-    """The task's figure (0–1 scale) and its bootstrap replicates."""
+def task_value(task: Task, data: TaskScores, replicates: int, rng: np.random.Generator) -> TaskValue:
+    """The task's figure with its interval and draws (see the module docstring for the methods)."""
     agg = get_aggregation(task.aggregation)
-    vectors = np.asarray([agg.vector(s, st, task) for s, st in zip(data.scores, data.stats, strict=True)],
+    scores = np.asarray(data.scores, dtype=np.float64)
+    n = len(scores)
+    if task.aggregation == "mean":
+        metric = get_metric(task.metric)
+        if metric.binary:
+            x = float(scores.sum())
+            return TaskValue(x / n, intervals.jeffreys(x, n), intervals.jeffreys_draws(x, n, replicates, rng),
+                             "jeffreys")
+        low = -1.0 if metric.scale == "signed" else 0.0
+        clipped = np.clip(scores, low, 1.0)
+        return TaskValue(float(scores.mean()), intervals.graded(clipped, low, 1.0),
+                         intervals.graded_draws(clipped, low, 1.0, replicates, rng), "shrunk-t")
+    vectors = np.asarray([agg.vector(sc, st, task) for sc, st in zip(data.scores, data.stats, strict=True)],
                          dtype=np.float64)
-    n = np.asarray(len(data.scores))
-    point = float(agg.value(vectors.sum(axis=0), n, task))
-    reps = agg.value(bootstrap_sums(vectors, replicates, rng), n, task)
-    return point, np.asarray(reps, dtype=np.float64)
+    count = np.asarray(n)
+    reps = np.asarray(agg.value(bootstrap_sums(vectors, replicates, rng), count, task), dtype=np.float64)
+    return TaskValue(float(agg.value(vectors.sum(axis=0), count, task)), intervals.percentile(reps), reps,
+                     "bootstrap")
 
 
 def aggregate(by_task: Mapping[str, TaskScores], suite: Suite, *, seed: int = 0,
@@ -102,9 +117,10 @@ def aggregate(by_task: Mapping[str, TaskScores], suite: Suite, *, seed: int = 0,
         data = by_task.get(t.code)
         if data is None or not data.scores:
             continue
-        points[t.code], reps[t.code] = task_value(t, data, replicates, rng)
-        tasks[t.code] = Figure(score=round(points[t.code] * 100, 2), ci=_ci(reps[t.code]), n=len(data.scores),
-                               metric=t.metric, aggregation=t.aggregation,
+        value = task_value(t, data, replicates, rng)
+        points[t.code], reps[t.code] = value.point, value.draws
+        tasks[t.code] = Figure(score=round(value.point * 100, 2), ci=_ci(value.interval), n=len(data.scores),
+                               metric=t.metric, aggregation=t.aggregation, interval=value.method,
                                extraction_failures=data.extraction_failures, errors=data.errors,
                                counts=dict(sorted(data.counts.items())))
 
@@ -112,8 +128,9 @@ def aggregate(by_task: Mapping[str, TaskScores], suite: Suite, *, seed: int = 0,
         codes = [c for part in parts for c in part]
         point = float(np.mean([np.mean([points[c] for c in part]) for part in parts]))
         rep = np.mean([np.mean([reps[c] for c in part], axis=0) for part in parts], axis=0)
-        return Figure(score=round(point * 100, 2), ci=_ci(rep), n=sum(tasks[c].n or 0 for c in codes),
-                      metric=what, extraction_failures=sum(tasks[c].extraction_failures or 0 for c in codes),
+        return Figure(score=round(point * 100, 2), ci=_ci(intervals.percentile(rep)),
+                      n=sum(tasks[c].n or 0 for c in codes), metric=what, interval="mean of task draws",
+                      extraction_failures=sum(tasks[c].extraction_failures or 0 for c in codes),
                       errors=sum(tasks[c].errors or 0 for c in codes), **extra)
 
     groups, overall = _roll_up(tasks, suite, combined)
@@ -157,16 +174,28 @@ def from_published(scores: Mapping[str, float], suite: Suite) -> tuple[dict[str,
     return tasks, groups, overall
 
 
-def scores_by_task(samples: Iterable[Sample]) -> dict[str, TaskScores]:
-    """Group samples into per-task results and counts."""
+def scores_by_task(samples: Iterable[SampleLike]) -> dict[str, TaskScores]:
+    """Group samples into per-task results and counts, in uid order within each task."""
     out: dict[str, TaskScores] = {}
-    for s in samples:
+    for s in sorted(samples, key=lambda x: (x.task, x.uid)):
         out.setdefault(s.task, TaskScores()).add(s.score, s.stats, error=bool(s.error),
                                                   extraction_failure=s.extraction_failure, flags=s.flags)
     return out
 
 
-def build_results(samples: Iterable[Sample], suite: Suite, model: str, seed: int = 0) -> Results:
+class SampleLike(Protocol):
+    """What aggregation reads of a sample (a Sample, or the runner's in-memory summary of one)."""
+
+    uid: str
+    task: str
+    score: float
+    stats: list[float] | None
+    error: str | None
+    extraction_failure: bool
+    flags: dict[str, bool]
+
+
+def build_results(samples: Iterable[SampleLike], suite: Suite, model: str, seed: int = 0) -> Results:
     """results.json (without run accounting) from sample records."""
     tasks, groups, overall = aggregate(scores_by_task(samples), suite, seed=seed)
     return Results(model=model, suite=suite.suite, suite_version=suite.version, tasks=tasks, groups=groups,

@@ -7,7 +7,7 @@ from pathlib import Path
 from climedbench.aggregate import build_results
 from climedbench.core.suite import Suite, load_suite
 from climedbench.core.types import Item, Results, RunSpec
-from climedbench.data.loaders import DEMO_NAME, load_items
+from climedbench.data.loaders import DEMO_NAME, data_hash, load_items
 from climedbench.errors import DataError
 from climedbench.rundir import RunDir, iter_samples, write_json_atomic, write_jsonl_atomic
 from climedbench.scoring import Scorer
@@ -18,9 +18,15 @@ def suite_of_run(spec: RunSpec) -> Suite:
     return load_suite(spec.suite_source or spec.suite)
 
 
-def items_of_run(spec: RunSpec, suite: Suite) -> dict[str, Item]:
-    """The run's items by uid, read again from its data."""
+def items_of_run(spec: RunSpec, suite: Suite, *, check: bool = True) -> dict[str, Item]:
+    """The run's items by uid, read again from its data; with `check`, refused when the data changed since the
+    run (its content hash differs from run.json's data_sha256)."""
     report = load_items(None if spec.data == DEMO_NAME else spec.data, suite, spec.tasks or None)
+    if check and spec.data_sha256:
+        now = data_hash(report.items)
+        if now != spec.data_sha256:
+            raise DataError(f"{spec.data}: the data changed since the run (content sha256 {now}, the run was made "
+                            f"on {spec.data_sha256}); re-scoring would score answers against different items")
     return {i.uid: i for i in report.items}
 
 

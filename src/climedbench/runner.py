@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import platform
 import random
 import subprocess
@@ -20,7 +19,7 @@ from climedbench.aggregate import build_results
 from climedbench.cache import ResponseCache, default_cache_path, request_key
 from climedbench.core.suite import Suite, Task, load_suite
 from climedbench.core.types import Item, Results, RunAccounting, RunSpec, Sample
-from climedbench.data.loaders import DEMO_NAME, LoadReport, load_items
+from climedbench.data.loaders import DEMO_NAME, LoadReport, data_hash, load_items
 from climedbench.errors import BudgetExceeded, ConfigError, DataError
 from climedbench.limits import Budget, Prices, RateLimiter, estimate_prompt_tokens
 from climedbench.models.base import Backend, Completion, GenParams, Message, RequestFailed
@@ -117,13 +116,6 @@ class Plan:
     spec: RunSpec
 
 
-def _data_hash(report: LoadReport) -> str:
-    h = hashlib.sha256()
-    for item in report.items:
-        h.update(item.model_dump_json(exclude={"file", "line"}).encode())
-    return h.hexdigest()[:16]
-
-
 def _git_commit() -> str | None:
     try:
         out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5,
@@ -198,7 +190,7 @@ def plan_run(opts: RunOptions) -> Plan:
         suite_version=suite.version,
         suite_source=suite.source,
         data=opts.data or DEMO_NAME,
-        data_sha256=_data_hash(report),
+        data_sha256=data_hash(report.items),
         data_sources=report.sources,
         tasks=[t.code for t in tasks],
         limit=limit,
@@ -412,7 +404,7 @@ async def run_plan(plan: Plan, *, progress: Callable[[int, int, str], None] | No
             if engine.budget.exhausted:
                 stats.stopped = "max_cost"
             summaries = store.finalize([r.item.uid for r in plan.requests])
-        results = build_results(summaries, plan.suite, backend.name, opts.seed)  # type: ignore[arg-type]
+        results = build_results(summaries, plan.suite, backend.name, opts.seed)
         results.run = run_accounting(summaries, stats, len(plan.requests), prices)
         write_json_atomic(rundir.results_file, results)
         spec.finished_at = datetime.now(UTC).isoformat(timespec="seconds")

@@ -306,3 +306,29 @@ def score(
         print_json(results)
     else:
         print_table(run_table(results, s))
+
+
+@app.command(epilog="""
+Examples:
+
+  climedbench aggregate runs/qwen7b --json                      # the figures of results.json, recomputed
+
+  climedbench aggregate shard-1/samples.jsonl shard-2/samples.jsonl --json   # shards of one run
+""")
+def aggregate(
+    paths: Annotated[list[Path], typer.Argument(help="samples.jsonl files or run directories (of one run, or "
+                                                      "its shards).")],
+    suite: Annotated[str | None, typer.Option(help="Suite of the samples (default: from the run.json beside "
+                                                   "them, else CliMedBench).")] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed of the interval draws (default: the run's).")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print results.json instead of the table.")] = False,
+) -> None:
+    """Re-aggregate per-sample records into task, group and overall figures with intervals (no model call)."""
+    from climedbench.reaggregate import aggregate_files
+    from climedbench.report.tables import print_table, run_table
+
+    results, s = aggregate_files(paths, suite, seed)
+    if json_out:
+        print_json(results)
+    else:
+        print_table(run_table(results, s))

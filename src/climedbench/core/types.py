@@ -139,6 +139,8 @@ class Figure(BaseModel):
     n: int | None = None
     metric: str
     aggregation: str | None = None
+    # How `ci` was computed: jeffreys, shrunk-t, bootstrap, or 'mean of task draws' for groups and overall.
+    interval: str | None = None
     extraction_failures: int | None = None
     errors: int | None = None
     counts: dict[str, int] = Field(default_factory=dict)

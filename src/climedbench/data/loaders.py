@@ -322,6 +322,16 @@ class LoadReport:
         return [i for i in self.items if i.split == "dev"] + [i for i in self.items if i.split == "train"]
 
 
+def data_hash(items: list[Item]) -> str:
+    """A short sha256 of the items' content (not where they were read from): run.json's data_sha256."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for item in items:
+        h.update(item.model_dump_json(exclude={"file", "line"}).encode())
+    return h.hexdigest()[:16]
+
+
 def demo_dir(suite: Suite | None = None) -> Path:
     """The folder holding a suite's bundled demo set (CliMedBench's when None)."""
     if suite is None:

@@ -1,0 +1,73 @@
+"""Intervals that keep their coverage at every sample size, and draws that combine them.
+
+- Accuracies (0/1 item scores averaged): the **Jeffreys** interval, the equal-tailed interval of the
+  Beta(x + ½, n − x + ½) posterior (Brown, Cai & DasGupta 2001 recommend it, with Wilson's, for small n;
+  it never collapses: 0/2 correct gives [0, 0.67]; 0 and n successes take the boundary 0 or 1,
+  their modification). Chosen over Wilson because its posterior draws
+  combine directly into group and overall intervals; over Clopper–Pearson because CP is conservative
+  (99.9% coverage at n = 1, 98% at n = 10), hence needlessly wide.
+- Graded item scores averaged (Kendall's τ, ROUGE, similarity): a Student-t interval whose variance is
+  shrunk towards the largest variance a bounded score with that mean can have, m(1 − m) on the
+  rescaled [0, 1] range, with the weight of two pseudo-observations: s̃² = ((n−1)s² + 2·m̃(1−m̃)) /
+  (n + 1), m̃ = (Σy + ½)/(n + 1), t with n + 1 degrees of freedom, clipped to the range. At n = 1 it spans
+  the range; at n = 200 it is the ordinary t interval. A plain percentile bootstrap gives 0-width at n = 1
+  and covers 48% of the time at n = 2.
+- Corpus-level aggregations (micro/macro-F1, corpus BLEU): the percentile bootstrap over items.
+
+`benchmarks/interval_coverage.py` measures the coverage of all of these by simulation with known truth.
+Combined figures (a group, the overall score) are the same mean of per-task *draws*: Beta posterior draws
+for accuracies, t draws for graded means, bootstrap replicates for corpus aggregations.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+LEVEL = 0.95
+PSEUDO = 2.0  # pseudo-observations of the worst-case variance in the graded interval
+
+
+def jeffreys(x: float, n: int, level: float = LEVEL) -> tuple[float, float]:
+    """Jeffreys interval for x successes in n trials (0 and n get the one-sided end at 0 or 1)."""
+    a = (1 - level) / 2
+    lo = 0.0 if x <= 0 else float(stats.beta.ppf(a, x + 0.5, n - x + 0.5))
+    hi = 1.0 if x >= n else float(stats.beta.ppf(1 - a, x + 0.5, n - x + 0.5))
+    return lo, hi
+
+
+def jeffreys_draws(x: float, n: int, size: int, rng: np.random.Generator) -> np.ndarray:
+    """Draws of the proportion from the Jeffreys posterior Beta(x + ½, n − x + ½)."""
+    return rng.beta(x + 0.5, n - x + 0.5, size)
+
+
+def _shrunk(y: np.ndarray) -> tuple[float, float, float]:
+    """(mean, standard error, degrees of freedom) of scores on [0, 1], variance shrunk to the bound."""
+    n = len(y)
+    m = float(y.mean())
+    m_adj = (float(y.sum()) + 0.5) / (n + 1)
+    s2 = float(y.var(ddof=1)) if n > 1 else 0.0
+    var = ((n - 1) * s2 + PSEUDO * m_adj * (1 - m_adj)) / (n - 1 + PSEUDO)
+    return m, float(np.sqrt(var / n)), n - 1 + PSEUDO
+
+
+def graded(scores: np.ndarray, low: float, high: float, level: float = LEVEL) -> tuple[float, float]:
+    """Interval for the mean of scores bounded in [low, high] (see the module docstring)."""
+    w = high - low
+    m, se, df = _shrunk((np.asarray(scores, dtype=np.float64) - low) / w)
+    h = float(stats.t.ppf(0.5 + level / 2, df)) * se
+    return low + w * max(0.0, m - h), low + w * min(1.0, m + h)
+
+
+def graded_draws(scores: np.ndarray, low: float, high: float, size: int, rng: np.random.Generator) -> np.ndarray:
+    """Draws of the mean from the same t distribution, clipped to the range."""
+    w = high - low
+    m, se, df = _shrunk((np.asarray(scores, dtype=np.float64) - low) / w)
+    return low + w * np.clip(m + se * rng.standard_t(df, size), 0.0, 1.0)
+
+
+def percentile(draws: np.ndarray, level: float = LEVEL) -> tuple[float, float]:
+    """The equal-tailed percentile interval of draws or bootstrap replicates."""
+    a = 100 * (1 - level) / 2
+    lo, hi = np.percentile(draws, [a, 100 - a])
+    return float(lo), float(hi)

@@ -1,0 +1,63 @@
+"""Intervals: agreement with a reference implementation, exact coverage, and no collapse at small n."""
+
+import numpy as np
+import pytest
+from scipy import stats
+from statsmodels.stats.proportion import proportion_confint
+
+from climedbench.metrics import intervals
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 20, 113])
+def test_jeffreys_equals_statsmodels(n):
+    """Equal to statsmodels', except that 0 and n successes take the boundary 0 or 1 (Brown, Cai & DasGupta's
+    modification, which statsmodels does not apply)."""
+    for x in range(n + 1):
+        lo, hi = intervals.jeffreys(x, n)
+        ref_lo, ref_hi = proportion_confint(x, n, alpha=0.05, method="jeffreys")
+        assert lo == (0.0 if x == 0 else pytest.approx(ref_lo, abs=1e-9))
+        assert hi == (1.0 if x == n else pytest.approx(ref_hi, abs=1e-9))
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 10, 50, 200])
+def test_jeffreys_exact_coverage_averaged_over_the_truth(n):
+    """Exact binomial coverage (no simulation), averaged over true accuracies 0.02–0.98."""
+    x = np.arange(n + 1)
+    ci = np.array([intervals.jeffreys(k, n) for k in x])
+    cover = [float((stats.binom.pmf(x, n, p) * ((ci[:, 0] <= p) & (p <= ci[:, 1]))).sum())
+             for p in np.linspace(0.02, 0.98, 49)]
+    assert np.mean(cover) >= 0.945
+
+
+def test_small_n_never_collapses():
+    lo, hi = intervals.jeffreys(0, 2)
+    assert lo == 0.0 and hi > 0.5  # 0 of 2 correct says little
+    lo, hi = intervals.jeffreys(2, 2)
+    assert hi == 1.0 and lo < 0.5
+    assert intervals.graded(np.array([0.4]), 0.0, 1.0) == (0.0, 1.0)  # one graded item: the whole range
+    lo, hi = intervals.graded(np.array([1.0, 1.0]), -1.0, 1.0)  # two perfect orders (τ = 1)
+    assert hi == 1.0 and lo < 0.5
+    many = np.full(5000, 0.7)
+    lo, hi = intervals.graded(many, 0.0, 1.0)
+    assert 0.69 < lo < 0.7 < hi < 0.71  # large n, identical scores: narrow
+
+
+def test_graded_interval_is_the_t_interval_at_large_n():
+    rng = np.random.default_rng(3)
+    y = rng.beta(2, 5, 4000)
+    lo, hi = intervals.graded(y, 0.0, 1.0)
+    ref = stats.t.interval(0.95, len(y) - 1, loc=y.mean(), scale=y.std(ddof=1) / np.sqrt(len(y)))
+    assert lo == pytest.approx(ref[0], abs=2e-4) and hi == pytest.approx(ref[1], abs=2e-4)
+
+
+def test_draws_match_their_intervals():
+    rng = np.random.default_rng(0)
+    d = intervals.jeffreys_draws(7, 20, 200_000, rng)
+    lo, hi = intervals.percentile(d)
+    ref = intervals.jeffreys(7, 20)
+    assert lo == pytest.approx(ref[0], abs=0.005) and hi == pytest.approx(ref[1], abs=0.005)
+    y = rng.uniform(-1, 1, 12)
+    g = intervals.graded_draws(y, -1.0, 1.0, 200_000, rng)
+    lo, hi = intervals.percentile(g)
+    ref = intervals.graded(y, -1.0, 1.0)
+    assert lo == pytest.approx(ref[0], abs=0.01) and hi == pytest.approx(ref[1], abs=0.01)
