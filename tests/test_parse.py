@@ -62,7 +62,7 @@ def test_prose_reference_and_explicit_answer_must_agree(suite):
     assert item(suite, "MC", input=inp, reference="正确答案是 B。", answer="B").answer == "B"
     with pytest.raises(RecordError, match="'answer' says C but the reference names B"):
         item(suite, "MC", input=inp, reference="正确答案是 B。", answer="C")
-    with pytest.raises(RecordError, match="cannot find an option letter"):
+    with pytest.raises(RecordError, match="states no option letter"):
         item(suite, "MC", input=inp, reference="安神补脑液最合适")
     with pytest.raises(RecordError) as e:
         item(suite, "ID#1", input=inp, reference="E")
@@ -107,3 +107,15 @@ def test_official_examples_import(suite):
     for p in report.problems:
         assert p.file.endswith("official_examples.json") and p.line > 1 and p.field in ("reference", "input")
     assert len(raw) == 14
+
+
+def test_options_inside_the_question_section(suite):
+    """An official-format variant: no '## 选项' header, the options quoted inside '## 问题'."""
+    it = item(suite, "FIT", input='## 问题: 上丘脑的结构是 "A: 丘脑枕 \\nB: 灰结节 \\nC: 垂体 \\nD: 正中隆起 \\nE: 丘脑髓纹" '
+              '## 参考答案: C', reference="我认为答案 C 并不正确……因此答案应为 E 而不是 C。")
+    assert it.options == {"A": "丘脑枕", "B": "灰结节", "C": "垂体", "D": "正中隆起", "E": "丘脑髓纹"}
+    assert (it.answer, it.misleading_answer) == ("E", "C")
+    it2 = item(suite, "BKT", input="## 问题: 补体C3持续下降见于 A. 乙肝病毒相关肾炎 B. 狼疮性肾炎 C. 膜增生性肾炎", reference="C")
+    assert list(it2.options) == ["A", "B", "C"] and it2.options["B"] == "狼疮性肾炎"
+    with pytest.raises(RecordError, match="no options found"):  # one lettered phrase is not a list of options
+        item(suite, "BKT", input="## 问题: 维生素A缺乏的表现是什么", reference="A")

@@ -15,7 +15,8 @@ from climedbench.core.registry import LOADERS
 from climedbench.core.suite import Task
 from climedbench.core.types import Item
 from climedbench.data.loaders import Loader, RecordContext, RecordError, split_of
-from climedbench.extract import extract_choice, extract_order, split_keyword_list
+from climedbench.data.references import ReferenceError, reference_letter, reference_letters, reference_order
+from climedbench.extract import split_keyword_list
 
 # Field aliases accepted on input, first match wins.
 ALIASES: dict[str, tuple[str, ...]] = {
@@ -101,13 +102,23 @@ def parse_options(block: str) -> dict[str, str]:
 
 
 def options_block(text: str, shape: str) -> str | None:
-    """Where the options of an item live: '## 选项', SSO's '## 遮挡文本', or CPR's lettered events."""
+    """Where the options of an item live: '## 选项', SSO's '## 遮挡文本', CPR's lettered events, or — when
+    there is no options section — lettered options written inside another section such as '## 问题'
+    (often as one quoted string: '## 问题: 上丘脑的结构是 "A: 丘脑枕 B: 灰结节 …"')."""
     for names in (("选项", "备选答案", "答案选项"), ("遮挡文本", "遮挡步骤")):
         body = section(text, *names)
         if body is not None:
             return body
     if shape == "order":
         return text
+    for header, body in split_sections(text):
+        if header == "参考答案":
+            continue
+        start = 0
+        while (m := _LABEL_RES["A"].search(body, start)) is not None:
+            if _LABEL_RES["B"].search(body, m.end()):
+                return body[m.start():]
+            start = m.end()
     return None
 
 
@@ -151,12 +162,12 @@ def split_keywords(reference: Any) -> list[str]:
     return split_keyword_list(str(reference))
 
 
-def _letter_from(text: str, letters: str, field: str) -> str:
-    got = extract_choice(text, letters)
-    if got.answer is None:
-        raise RecordError(field, f"cannot find an option letter ({'/'.join(letters)}) in {text[:60]!r}")
-    assert isinstance(got.answer, str)
-    return got.answer
+def _strict(parse: Any, text: str, letters: str, field: str) -> str:
+    """A reference parsed strictly (climedbench.data.references); its error as a RecordError on `field`."""
+    try:
+        return str(parse(text, letters))
+    except ReferenceError as e:
+        raise RecordError(field, str(e)) from None
 
 
 def build_item(record: dict[str, Any], scenario: Task, *, file: str, line: int,
@@ -209,38 +220,32 @@ def build_item(record: dict[str, Any], scenario: Task, *, file: str, line: int,
         explicit = None
         if answer_raw is not None and ref_raw is not None:
             explicit = _as_text(answer_raw, "answer").strip().upper()
+        field = "answer" if explicit else "reference"
         if shape == "order":
-            got = extract_order(explicit or reference, letters)
-            if got.answer is None:
-                raise RecordError("answer" if explicit else "reference",
-                                  f"{(explicit or reference)[:40]!r} is not an order of all the letters {letters}")
-            answer = str(got.answer)
+            answer = _strict(reference_order, explicit or reference, letters, field)
         elif shape == "multi":
-            src = explicit or reference
-            got = extract_choice(src, letters, multi=True)
-            if got.answer is None:
-                raise RecordError("answer" if explicit else "reference",
-                                  f"cannot read answer letters ({letters}) from {src[:60]!r}")
-            answer = str(got.answer)
+            answer = _strict(reference_letters, explicit or reference, letters, field)
         else:
-            named = extract_choice(reference, letters).answer
+            try:
+                named: str | None = reference_letter(reference, letters)
+            except ReferenceError as e:
+                if not explicit:
+                    raise RecordError("reference", str(e)) from None
+                named = None  # a prose reference that states no letter: the explicit 'answer' decides
             if explicit:
                 if len(explicit) != 1 or explicit not in letters:
                     raise RecordError("answer", f"expected one of {'/'.join(letters)}, got {explicit!r}")
                 if named is not None and named != explicit:
                     raise RecordError("answer", f"'answer' says {explicit} but the reference names {named}")
                 answer = explicit
-            elif named is None:
-                raise RecordError("reference", f"cannot find an option letter ({'/'.join(letters)}) "
-                                               f"in {reference[:60]!r}")
             else:
-                answer = str(named)
+                answer = named
         if scenario.loader_options.get("misleading_reference"):
             body = section(text, "参考答案")
             if body is None:
                 raise RecordError("input", f"{scenario.code} items need a '## 参考答案:' section "
                                            "(the misleading answer shown to the model)")
-            misleading = _letter_from(body, letters, "input")
+            misleading = _strict(reference_letter, body, letters, "input")
             if misleading == answer:
                 raise RecordError("reference", f"the true answer {answer} equals the misleading "
                                                "'## 参考答案' — the shown reference answer must be wrong")
