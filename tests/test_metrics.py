@@ -81,3 +81,26 @@ def test_embedder_errors_are_clear(tmp_path):
         load_embedder(f"st:{tmp_path / 'nope'}")
     with pytest.raises(ConfigError, match="use 'e5' or 'st:PATH'"):
         load_embedder("bert")
+
+
+def test_rescaled_similarity_has_a_floor(suite):
+    """Raw e5 similarity spans ~85–100 on the demo WTD items; rescaled against unrelated text it spreads out."""
+    from climedbench.data.loaders import load_items
+    from climedbench.metrics.item import ScoreContext, get_metric
+
+    items = [i for i in load_items(None, suite).items if i.task == "WTD" and i.split == "test"][:6]
+    task = suite.task("WTD")
+    ctx = ScoreContext(language="zh", similarity="rescaled")
+    metric = get_metric("similarity")
+    for k, it in enumerate(items):
+        copy = metric.score(it, it.reference, task, ctx)
+        other = metric.score(it, items[(k + 1) % len(items)].reference, task, ctx)
+        weather = metric.score(it, "股市今天小幅上涨，成交量有所放大。", task, ctx)
+        assert copy.score == pytest.approx(1.0, abs=1e-6)
+        assert other.score < 0.8 and weather.score < 0.3 and weather.score < other.score
+        assert weather.alternatives["similarity_raw"] > 0.75  # what the raw score would have been
+        assert weather.alternatives["similarity_rescaled"] == weather.score
+    raw_ctx = ScoreContext(language="zh", similarity="raw")
+    assert metric.score(items[0], "股市今天小幅上涨。", task, raw_ctx).score > 0.75
+    none = metric.score(items[0], None, task, ctx)
+    assert none.score == 0.0 and none.alternatives == {"similarity_raw": 0.0, "similarity_rescaled": 0.0}

@@ -160,6 +160,11 @@ def test_aggregate_recomputes_results_from_samples_and_shards(run_dir, tmp_path)
     for key in ("tasks", "groups", "overall"):
         assert again[key] == results[key], key
     assert again["run"]["items"] == 4 and again["run"]["failed"] == 0
+    assert results["tasks"]["WTD"]["variant"] == "raw"
+    rescaled = json.loads(cli("aggregate", str(run_dir), "--similarity", "rescaled", "--json").stdout)
+    assert rescaled["tasks"]["WTD"]["variant"] == "rescaled"
+    assert rescaled["tasks"]["WTD"]["score"] < results["tasks"]["WTD"]["score"]  # (s − b)/(1 − b) < s for s < 1
+    assert rescaled["tasks"]["ID#1"] == results["tasks"]["ID#1"]
     # Two shards of the same run, each with its run.json: the same figures.
     lines = (run_dir / "samples.jsonl").read_text().splitlines(keepends=True)
     for k, part in enumerate((lines[:2], lines[2:])):

@@ -195,8 +195,13 @@ class SampleLike(Protocol):
     flags: dict[str, bool]
 
 
-def build_results(samples: Iterable[SampleLike], suite: Suite, model: str, seed: int = 0) -> Results:
-    """results.json (without run accounting) from sample records."""
+def build_results(samples: Iterable[SampleLike], suite: Suite, model: str, seed: int = 0,
+                  similarity: str = "raw") -> Results:
+    """results.json (without run accounting) from sample records; `similarity` names the similarity variant
+    the samples' scores are (it labels the figures)."""
     tasks, groups, overall = aggregate(scores_by_task(samples), suite, seed=seed)
+    for code, fig in tasks.items():
+        if suite.task(code).metric == "similarity":
+            fig.variant = similarity
     return Results(model=model, suite=suite.suite, suite_version=suite.version, tasks=tasks, groups=groups,
                    overall=overall)

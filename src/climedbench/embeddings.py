@@ -48,3 +48,12 @@ def load_embedder(spec: str = "e5") -> Embedder:
         return Embedder(f"sentence-transformers:{path.name}",
                         lambda texts: st.encode(texts, normalize_embeddings=True, convert_to_numpy=True))
     raise ConfigError(f"--embedder {spec!r}: use 'e5' or 'st:PATH'")
+
+
+def baseline_sentences(language: str) -> list[str]:
+    """The bundled unrelated-text sentences of a language ('zh' or 'en'; others fall back to 'en')."""
+    from importlib import resources
+
+    name = "zh.txt" if language == "zh" else "en.txt"
+    text = resources.files("climedbench.data").joinpath("baseline", name).read_text(encoding="utf-8")
+    return [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")]

@@ -62,15 +62,20 @@ def merge_samples(paths: list[Path]) -> tuple[list[Sample], RunSpec | None]:
 
 
 def aggregate_files(paths: list[Path], suite: str | None = None, seed: int | None = None,
-                    model: str | None = None) -> tuple[Results, Suite]:
-    """results.json figures from sample files (with a run block of what the samples record)."""
+                    model: str | None = None, similarity: str | None = None) -> tuple[Results, Suite]:
+    """results.json figures from sample files (with a run block of what the samples record); `similarity`
+    ('raw' or 'rescaled') picks which similarity the samples' alternatives give for similarity tasks."""
     samples, spec = merge_samples(paths)
     s = load_suite(suite or (spec.suite_source or spec.suite if spec else None))
     unknown = sorted({x.task for x in samples if s.lookup(x.task) is None})
     if unknown:
         raise DataError(f"tasks {', '.join(unknown)} are not in suite {s.suite} (pass --suite)")
+    mode = similarity or (spec.metrics.get("similarity", "raw") if spec else "raw")
+    if similarity is not None:
+        samples = [_with_similarity(x, similarity, s) for x in samples]
     name = model or (spec.model_name if spec else "model")
-    results = build_results(samples, s, name, seed if seed is not None else (spec.seed if spec else 0))
+    results = build_results(samples, s, name, seed if seed is not None else (spec.seed if spec else 0),
+                            similarity=mode)
     planned = spec.n_items if spec and spec.n_items else len(samples)
     prompt = sum(x.prompt_tokens or 0 for x in samples)
     completion = sum(x.completion_tokens or 0 for x in samples)
@@ -85,3 +90,17 @@ def aggregate_files(paths: list[Path], suite: str | None = None, seed: int | Non
             run.prices_per_mtok = {"prompt": prices.prompt, "completion": prices.completion}
     results.run = run
     return results, s
+
+
+def _with_similarity(sample: Sample, mode: str, suite: Suite) -> Sample:
+    """The sample scored by the other similarity variant it recorded (similarity tasks only)."""
+    if mode not in ("raw", "rescaled"):
+        raise DataError(f"--similarity must be 'raw' or 'rescaled', not {mode!r}")
+    task = suite.lookup(sample.task)
+    if task is None or task.metric != "similarity" or sample.error:
+        return sample
+    key = f"similarity_{mode}"
+    if not sample.alternatives or key not in sample.alternatives:
+        raise DataError(f"sample {sample.uid} records no {key} (scored by an older climedbench?): run "
+                        "`climedbench score RUN --similarity ...` instead, which re-embeds the answers")
+    return sample.model_copy(update={"score": sample.alternatives[key]})

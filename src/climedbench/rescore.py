@@ -30,15 +30,17 @@ def items_of_run(spec: RunSpec, suite: Suite, *, check: bool = True) -> dict[str
     return {i.uid: i for i in report.items}
 
 
-def rescore(path: str | Path, *, tokenizer: str | None = None, embedder: str | None = None
-            ) -> tuple[Results, Suite]:
+def rescore(path: str | Path, *, tokenizer: str | None = None, embedder: str | None = None,
+            similarity: str | None = None) -> tuple[Results, Suite]:
     """Recompute every sample's extraction and score, then results.json; returns (results, suite)."""
     rd = RunDir(path)
     spec = rd.read_spec()
     suite = suite_of_run(spec)
     items = items_of_run(spec, suite)
     scorer = Scorer(tokenizer=tokenizer or spec.metrics.get("rouge_tokenizer", "jieba"),  # type: ignore[arg-type]
-                    embedder_spec=embedder or spec.metrics.get("embedder", "e5"))
+                    embedder_spec=embedder or spec.metrics.get("embedder", "e5"),
+                    similarity=similarity or spec.metrics.get("similarity", "raw"),  # type: ignore[arg-type]
+                    language=suite.language)
     samples = list({s.uid: s for s in iter_samples(rd.samples_file)}.values())
     if not samples:
         raise DataError(f"{rd.samples_file}: no samples to score")
@@ -56,11 +58,12 @@ def rescore(path: str | Path, *, tokenizer: str | None = None, embedder: str | N
         s.score = scored.score
         s.stats = list(scored.stats) if scored.stats is not None else None
         s.flags = dict(scored.flags) if s.error is None else {}
+        s.alternatives = scored.alternatives or None
         s.gold = item.gold
     write_jsonl_atomic(rd.samples_file, samples)
-    results = build_results(samples, suite, spec.model_name, spec.seed)
+    results = build_results(samples, suite, spec.model_name, spec.seed, similarity=scorer.similarity)
     if rd.results_file.exists():
         results.run = rd.read_results().run
-    results.rescored = {"rouge_tokenizer": scorer.tokenizer, "embedder": scorer.embedder_spec}
+    results.rescored = scorer.describe()
     write_json_atomic(rd.results_file, results)
     return results, suite

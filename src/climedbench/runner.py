@@ -64,6 +64,7 @@ class RunOptions:
     log_prompts: bool = False
     tokenizer: Literal["jieba", "char"] = "jieba"
     embedder: str = "e5"
+    similarity: Literal["raw", "rescaled"] = "raw"
     cache: str | None = None  # None: the default cache file
     no_cache: bool = False
     rpm: float | None = None
@@ -200,7 +201,7 @@ def plan_run(opts: RunOptions) -> Plan:
         generation=_generation(base, {t.code: params_for(t, variant).max_tokens for t in tasks}),
         model_spec=opts.model,
         model=None,  # the backend's fingerprint, filled in once it is loaded
-        metrics={"rouge_tokenizer": opts.tokenizer, "embedder": opts.embedder},
+        metrics={"rouge_tokenizer": opts.tokenizer, "embedder": opts.embedder, "similarity": opts.similarity},
         limits={"rpm": opts.rpm, "tpm": opts.tpm, "max_cost": opts.max_cost,
                 "price_in_per_mtok": opts.price_in, "price_out_per_mtok": opts.price_out},
         cache=None if opts.no_cache else str(opts.cache or "default"),
@@ -253,6 +254,7 @@ def make_sample(req: Request, messages: list[Message], key: str, completion: Com
         score=scored.score,
         stats=list(scored.stats) if scored.stats is not None else None,
         flags=flags,
+        alternatives=scored.alternatives or None,
         misleading_answer=item.misleading_answer,
         prompt_tokens=completion.prompt_tokens if completion else None,
         completion_tokens=completion.completion_tokens if completion else None,
@@ -380,7 +382,8 @@ async def run_plan(plan: Plan, *, progress: Callable[[int, int, str], None] | No
         prices = Prices(opts.price_in, opts.price_out)
         engine = Engine(backend, plan.suite, cache, RateLimiter(opts.rpm, opts.tpm), Budget(prices, opts.max_cost),
                         stats)
-        scorer = Scorer(tokenizer=opts.tokenizer, embedder_spec=opts.embedder)
+        scorer = Scorer(tokenizer=opts.tokenizer, embedder_spec=opts.embedder, similarity=opts.similarity,
+                        language=plan.suite.language)
         with SampleStore(rundir.samples_file) as store:
             done_before = store.done_uids() if resuming else set()
             todo = [r for r in plan.requests if r.item.uid not in done_before]
@@ -404,7 +407,7 @@ async def run_plan(plan: Plan, *, progress: Callable[[int, int, str], None] | No
             if engine.budget.exhausted:
                 stats.stopped = "max_cost"
             summaries = store.finalize([r.item.uid for r in plan.requests])
-        results = build_results(summaries, plan.suite, backend.name, opts.seed)
+        results = build_results(summaries, plan.suite, backend.name, opts.seed, similarity=opts.similarity)
         results.run = run_accounting(summaries, stats, len(plan.requests), prices)
         write_json_atomic(rundir.results_file, results)
         spec.finished_at = datetime.now(UTC).isoformat(timespec="seconds")

@@ -15,7 +15,7 @@ from climedbench.core.suite import Task
 from climedbench.core.types import Item
 from climedbench.extract import Extraction, strip_reasoning
 from climedbench.extractors import get_extractor
-from climedbench.metrics.item import ScoreContext, get_metric
+from climedbench.metrics.item import ScoreContext, SimilarityMode, get_metric
 
 _FOLD = str.maketrans({chr(c): chr(c - 0xFEE0) for c in range(0xFF21, 0xFF3B)})
 
@@ -55,6 +55,7 @@ class Scored:
     extraction_failure: bool
     stats: tuple[float, ...] | None = None
     flags: dict[str, bool] = field(default_factory=dict)
+    alternatives: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -64,13 +65,15 @@ class Scorer:
 
     tokenizer: metrics.Tokenizer = "jieba"
     embedder_spec: str = "e5"
+    similarity: SimilarityMode = "raw"
+    language: str = "zh"
     ctx: ScoreContext = field(init=False)
 
     def __post_init__(self) -> None:
-        self.ctx = ScoreContext(self.tokenizer, self.embedder_spec)
+        self.ctx = ScoreContext(self.tokenizer, self.embedder_spec, self.similarity, self.language)
 
     def describe(self) -> dict[str, str]:
-        return {"rouge_tokenizer": self.tokenizer, "embedder": self.embedder_spec}
+        return {"rouge_tokenizer": self.tokenizer, "embedder": self.embedder_spec, "similarity": self.similarity}
 
     def extract(self, task: Task, item: Item, raw: str, logprobs: dict[str, float] | None = None,
                 mc_mode: str = "generate") -> Extraction:
@@ -92,4 +95,5 @@ class Scorer:
         flags = dict(result.flags)
         if task.prompt.format is not None and mc_mode != "logprob":
             flags["follows_format"] = follows_format(task.prompt.format, raw)
-        return Scored(ext.answer, ext.method, float(result.score), ext.answer is None, result.stats, flags)
+        return Scored(ext.answer, ext.method, float(result.score), ext.answer is None, result.stats, flags,
+                      dict(result.alternatives))

@@ -68,6 +68,9 @@ def run(
                                                 "'char'.")] = "jieba",
     embedder: Annotated[str, typer.Option(help="Similarity (WTD): 'e5' (bundled multilingual-e5-small) or "
                                                "'st:PATH' (a local sentence-transformers model).")] = "e5",
+    similarity: Annotated[str, typer.Option(help="Similarity reported: 'raw' cosine (the paper's) or 'rescaled' "
+                                                 "against unrelated text (a copy of the reference ≈ 100, "
+                                                 "unrelated text ≈ 0); both are kept per sample.")] = "raw",
     item_prompts: Annotated[bool, typer.Option("--item-prompts", help="Use each item's own 'prompt' field "
                                                                       "as instruction when it has one.")] = False,
     log_prompts: Annotated[bool, typer.Option("--log-prompts", help="Store the full messages in "
@@ -102,6 +105,8 @@ def run(
         raise ConfigError(f"--mc-mode must be 'generate' or 'logprob', not {mc_mode!r}")
     if tokenizer not in ("jieba", "char"):
         raise ConfigError(f"--tokenizer must be 'jieba' or 'char', not {tokenizer!r}")
+    if similarity not in ("raw", "rescaled"):
+        raise ConfigError(f"--similarity must be 'raw' or 'rescaled', not {similarity!r}")
     if max_cost is not None and not (price_in or price_out):
         raise ConfigError("--max-cost needs --price-in and/or --price-out (USD per million tokens)")
     opts = RunOptions(
@@ -113,6 +118,7 @@ def run(
         mc_mode=mc_mode,  # type: ignore[arg-type]
         max_tokens=max_tokens, temperature=temperature, out=out_dir, skip_invalid=skip_invalid,
         item_prompts=item_prompts, log_prompts=log_prompts, tokenizer=tokenizer, embedder=embedder,  # type: ignore[arg-type]
+        similarity=similarity,  # type: ignore[arg-type]
         cache=cache, no_cache=no_cache, rpm=rpm, tpm=tpm, price_in=price_in, price_out=price_out, max_cost=max_cost,
     )
     plan = plan_run(opts)
@@ -295,13 +301,16 @@ def score(
     run_dir: Annotated[Path, typer.Argument(help="A run directory.")],
     tokenizer: Annotated[str | None, typer.Option(help="Override the ROUGE-1 tokenizer (jieba|char).")] = None,
     embedder: Annotated[str | None, typer.Option(help="Override the similarity embedder.")] = None,
+    similarity: Annotated[str | None, typer.Option(help="Similarity reported: raw or rescaled.")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print results.json instead of the table.")] = False,
 ) -> None:
     """Re-extract and re-score a run directory from its raw responses, without calling any model."""
     from climedbench.report.tables import print_table, run_table
     from climedbench.rescore import rescore
 
-    results, s = rescore(run_dir, tokenizer=tokenizer, embedder=embedder)
+    if similarity not in (None, "raw", "rescaled"):
+        raise ConfigError(f"--similarity must be 'raw' or 'rescaled', not {similarity!r}")
+    results, s = rescore(run_dir, tokenizer=tokenizer, embedder=embedder, similarity=similarity)
     if json_out:
         print_json(results)
     else:
@@ -321,13 +330,15 @@ def aggregate(
     suite: Annotated[str | None, typer.Option(help="Suite of the samples (default: from the run.json beside "
                                                    "them, else CliMedBench).")] = None,
     seed: Annotated[int | None, typer.Option(help="Seed of the interval draws (default: the run's).")] = None,
+    similarity: Annotated[str | None, typer.Option(help="Similarity reported: raw or rescaled (both are kept "
+                                                        "per sample).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print results.json instead of the table.")] = False,
 ) -> None:
     """Re-aggregate per-sample records into task, group and overall figures with intervals (no model call)."""
     from climedbench.reaggregate import aggregate_files
     from climedbench.report.tables import print_table, run_table
 
-    results, s = aggregate_files(paths, suite, seed)
+    results, s = aggregate_files(paths, suite, seed, similarity=similarity)
     if json_out:
         print_json(results)
     else:

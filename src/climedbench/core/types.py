@@ -103,8 +103,10 @@ class Sample(BaseModel):
     score: float = 0.0
     # Sufficient statistics for corpus-level aggregations (micro-F1 counts, BLEU n-gram counts).
     stats: list[float] | None = None
-    # Per-item facts counted in results (wrong_option, repeated_misleading, ...).
+    # Per-item facts counted in results (wrong_option, repeated_misleading, follows_format, ...).
     flags: dict[str, bool] = Field(default_factory=dict)
+    # Other scores of the same answer that re-aggregation may choose (similarity_raw, similarity_rescaled).
+    alternatives: dict[str, float] | None = None
     misleading_answer: str | None = None
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
@@ -126,7 +128,7 @@ class Sample(BaseModel):
         return json.dumps(data, ensure_ascii=False)
 
 
-_OMIT_IF_NONE = ("stats", "misleading_answer", "logprobs", "messages")
+_OMIT_IF_NONE = ("stats", "alternatives", "misleading_answer", "logprobs", "messages")
 
 
 class Figure(BaseModel):
@@ -141,6 +143,8 @@ class Figure(BaseModel):
     aggregation: str | None = None
     # How `ci` was computed: jeffreys, shrunk-t, bootstrap, or 'mean of task draws' for groups and overall.
     interval: str | None = None
+    # Which variant of the metric the score is (similarity: 'raw' or 'rescaled').
+    variant: str | None = None
     extraction_failures: int | None = None
     errors: int | None = None
     counts: dict[str, int] = Field(default_factory=dict)

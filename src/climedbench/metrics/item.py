@@ -22,20 +22,29 @@ Scale = Literal["unit", "signed"]
 
 @dataclass(frozen=True)
 class ItemScore:
-    """One item's score, its sufficient statistics for corpus-level aggregation, and facts to count."""
+    """One item's score, its sufficient statistics for corpus-level aggregation, facts to count, and
+    alternative scores of the same answer (e.g. raw and rescaled similarity) kept for re-aggregation."""
 
     score: float
     stats: tuple[float, ...] | None = None
     flags: dict[str, bool] = field(default_factory=dict)
+    alternatives: dict[str, float] = field(default_factory=dict)
+
+
+SimilarityMode = Literal["raw", "rescaled"]
 
 
 @dataclass
 class ScoreContext:
-    """Settings shared by every item of a run: the ROUGE-1 tokenizer for Chinese, the embedder."""
+    """Settings shared by every item of a run: the ROUGE-1 tokenizer for Chinese, the embedder, which
+    similarity is reported, and the language of the unrelated-text baseline."""
 
     tokenizer: fn.Tokenizer = "jieba"
     embedder_spec: str = "e5"
+    similarity: SimilarityMode = "raw"
+    language: str = "zh"
     _embedder: Any = None
+    _baseline: Any = None
 
     @property
     def embedder(self) -> Any:
@@ -44,6 +53,17 @@ class ScoreContext:
 
             self._embedder = load_embedder(self.embedder_spec)
         return self._embedder
+
+    def baseline_vectors(self) -> Any:
+        """Unit vectors of the bundled unrelated-text sentences in the suite's language."""
+        if self._baseline is None:
+            import numpy as np
+
+            from climedbench.embeddings import baseline_sentences
+
+            v = np.asarray(self.embedder(baseline_sentences(self.language)), dtype=np.float64)
+            self._baseline = v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
+        return self._baseline
 
 
 class Metric:
@@ -130,14 +150,32 @@ class Bleu(Metric):
 
 
 class Similarity(Metric):
-    """Cosine similarity of the response and the reference under the run's sentence embedder."""
+    """Cosine similarity of the response and the reference under the run's sentence embedder: `raw` (the
+    paper's score), or `rescaled` against a baseline of unrelated text, as BERTScore rescales:
+    (s − b) / (1 − b), where b is the mean similarity of the bundled unrelated sentences
+    (climedbench/data/baseline/) to this item's reference; floored at 0. A copy of the reference scores 1,
+    a text as unrelated as the baseline about 0. Both are kept per sample (`alternatives`)."""
 
     name, label = "similarity", "Sim."
 
     def score(self, item: Item, extracted: Any, task: Task, ctx: ScoreContext) -> ItemScore:
         if extracted is None:
-            return ItemScore(0.0)
-        return ItemScore(fn.cosine_similarities(ctx.embedder, [str(extracted)], [item.reference])[0])
+            return ItemScore(0.0, alternatives={"similarity_raw": 0.0, "similarity_rescaled": 0.0})
+        raw, rescaled = similarity_pair(ctx, str(extracted), item.reference)
+        chosen = rescaled if ctx.similarity == "rescaled" else raw
+        return ItemScore(chosen, alternatives={"similarity_raw": raw, "similarity_rescaled": rescaled})
+
+
+def similarity_pair(ctx: ScoreContext, text: str, reference: str) -> tuple[float, float]:
+    """(raw cosine similarity, rescaled similarity) of a text to a reference."""
+    import numpy as np
+
+    v = np.asarray(ctx.embedder([text, reference]), dtype=np.float64)
+    v = v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
+    raw = float(v[0] @ v[1])
+    base = float(np.mean(ctx.baseline_vectors() @ v[1]))
+    rescaled = max(0.0, (raw - base) / (1.0 - base)) if base < 1.0 else 0.0
+    return raw, min(1.0, rescaled)
 
 
 def normalize_mention(text: str) -> str:
