@@ -343,3 +343,64 @@ def aggregate(
         print_json(results)
     else:
         print_table(run_table(results, s))
+
+
+@app.command("audit-items", epilog="""
+Examples:
+
+  climedbench audit-items                                  # the bundled CliMedBench demo set
+
+  climedbench audit-items ~/climedbench-data/ --json
+
+  climedbench audit-items --suite clinicbench ~/clinicbench-data/
+""")
+def audit_items_cmd(
+    path: Annotated[str | None, typer.Argument(help="File or folder (default: the suite's bundled demo set).")] = None,
+    suite: Annotated[str | None, typer.Option(help=SUITE_HELP)] = None,
+    split: Annotated[str, typer.Option(help="test, dev, train or all.")] = "test",
+    json_out: Annotated[bool, typer.Option("--json", help="Print the audit as JSON.")] = False,
+) -> None:
+    """Answer cues in choice items: option-only rules (longest option, agreement among options, wording shared
+    with the question, key position, always-X) against chance, key balance, near-duplicates, options that
+    repeat the case."""
+    from rich.table import Table
+
+    from climedbench.audit import audit_items
+    from climedbench.core.suite import load_suite
+    from climedbench.data.loaders import load_items
+
+    if split not in ("test", "dev", "train", "all"):
+        raise ConfigError(f"--split must be test, dev, train or all, not {split!r}")
+    s = load_suite(suite)
+    report = load_items(path, s)
+    audits = audit_items(report.items, s, None if split == "all" else split)
+    if json_out:
+        print_json({"suite": s.suite, "data": path or "bundled demo set", "split": split,
+                    "invalid_records": len(report.problems), "tasks": [a.as_json() for a in audits]})
+        return
+    table = Table(title=f"{s.title}: option-only rules vs chance ({path or 'bundled demo set'}, {split} split; "
+                        "% of items; * flagged)", title_justify="left")
+    for col in ("Task", "n", "chance", "longest", "agrees w/ others", "question wording", "top key",
+                "key shares", "near-dup", "option in case"):
+        table.add_column(col, justify="left" if col in ("Task", "key shares") else "right")
+    for a in audits:
+        by = {r.rule: r for r in a.rules}
+
+        def cell(name: str) -> str:
+            r = by[name]
+            return f"{100 * r.accuracy:.0f}{'*' if r.flagged else ''}"
+
+        table.add_row(a.task, str(a.n), f"{100 * a.chance:.0f}", cell("longest option"),
+                      cell("agrees with the other options"), cell("shares wording with the question"),
+                      cell("most frequent key position"),
+                      " ".join(f"{k}{100 * v:.0f}" for k, v in a.key_shares.items()),
+                      str(len(a.near_duplicates)), str(len(a.options_in_case)))
+    from climedbench.report.tables import print_table
+
+    print_table(table)
+    flagged = [(a.task, r) for a in audits for r in a.rules if r.flagged]
+    for code, r in flagged:
+        out.print(f"[yellow]cue[/yellow] {code}: '{r.rule}' finds the key in {100 * r.accuracy:.0f}% of {r.n} items "
+                  f"(chance {100 * r.chance:.0f}%, p = {r.p_value:.3g})", highlight=False)
+    if report.problems:
+        err.print(f"{len(report.problems)} invalid record(s) were left out; see `climedbench validate`")
