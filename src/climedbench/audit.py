@@ -146,7 +146,7 @@ def audit_task(code: str, items: Sequence[Item]) -> TaskAudit:
         picks = [rule(i) for i in scored]
         out.rules.append(RuleResult(name, sum(p == i.answer for p, i in zip(picks, scored, strict=True)), n, chance,
                                     sum(p is None for p in picks)))
-    keys = Counter(i.answer for i in scored)
+    keys = Counter(str(i.answer) for i in scored)
     out.key_shares = {k: keys[k] / n for k in sorted(keys)} if n else {}
     letters = sorted({k for i in scored for k in i.options})
     for letter in letters:

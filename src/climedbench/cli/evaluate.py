@@ -383,16 +383,14 @@ def audit_items_cmd(
     for col in ("Task", "n", "chance", "longest", "agrees w/ others", "question wording", "top key",
                 "key shares", "near-dup", "option in case"):
         table.add_column(col, justify="left" if col in ("Task", "key shares") else "right")
+    def cell(rules: list[Any], name: str) -> str:
+        r = next(x for x in rules if x.rule == name)
+        return f"{100 * r.accuracy:.0f}{'*' if r.flagged else ''}"
+
     for a in audits:
-        by = {r.rule: r for r in a.rules}
-
-        def cell(name: str) -> str:
-            r = by[name]
-            return f"{100 * r.accuracy:.0f}{'*' if r.flagged else ''}"
-
-        table.add_row(a.task, str(a.n), f"{100 * a.chance:.0f}", cell("longest option"),
-                      cell("agrees with the other options"), cell("shares wording with the question"),
-                      cell("most frequent key position"),
+        table.add_row(a.task, str(a.n), f"{100 * a.chance:.0f}", cell(a.rules, "longest option"),
+                      cell(a.rules, "agrees with the other options"), cell(a.rules, "shares wording with the question"),
+                      cell(a.rules, "most frequent key position"),
                       " ".join(f"{k}{100 * v:.0f}" for k, v in a.key_shares.items()),
                       str(len(a.near_duplicates)), str(len(a.options_in_case)))
     from climedbench.report.tables import print_table
