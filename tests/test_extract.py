@@ -17,6 +17,8 @@ def _accuracy(name: str) -> tuple[float, list[str]]:
     return 1 - len(wrong) / len(cases), wrong
 
 
+# A regression check on the development fixtures, NOT an accuracy estimate: the extractor was tuned on these.
+# The honest figure comes from a blind set, measured once: python benchmarks/extraction_accuracy.py --blind PATH.
 @pytest.mark.parametrize("name, floor", [
     ("extraction_cases.jsonl", 0.96),    # used while developing the extractor
     ("extraction_heldout.jsonl", 0.96),  # blind at first (83.6%), then used while developing
@@ -40,6 +42,25 @@ def test_final_answer_beats_earlier_mentions():
     assert extract_choice("A和C都有可能，需要进一步检查。", opts).answer is None
     assert extract_choice("作为AI，我无法提供医疗建议。", opts).answer is None
     assert extract_choice("我选择狼疮性肾炎。", opts, option_texts={"A": "乙肝相关肾炎", "B": "狼疮性肾炎"}).answer == "B"
+
+
+@pytest.mark.parametrize("response, expected", [
+    ("D。", "D"), ("A</s>", "A"), ("B<|im_end|>", "B"), ("C<|endoftext|>", "C"), ("the answer is b.", "B"),
+    ("選D", "D"), ("答案為：C，因為……", "C"), ("I'd go with option d", "D"), ("The answer is a fracture.", None),
+    ("…选B。不对，应选C", "C"), ("可能是A也可能是C，无法确定", None), ("以上都不对", "D"), ("我认为以上都对。", "C"),
+    ("答案不是以上都对，而是A", "A"), ("最可能的诊断是急性胆囊炎。", "B"),
+])
+def test_normalised_forms_written_out_answers_and_hedges(response, expected):
+    """The misses an outside check found: end tokens, case, traditional characters, none/all of the above written
+    out, restated-then-corrected answers, and hedges that never commit."""
+    opts = {"A": "急性胰腺炎", "B": "急性胆囊炎", "C": "以上都对", "D": "以上都不对"}
+    assert extract_choice(response, "ABCD", option_texts=opts).answer == expected
+
+
+@pytest.mark.parametrize("response", ["(1)E (2)B (3)A (4)D (5)C", "① E ② B ③ A ④ D ⑤ C", "（1）E（2）B（3）A（4）D（5）C",
+                                      "先E后B再A然后D最后C", "首先E，然后B，接着A，再D，最后C"])
+def test_order_styles(response):
+    assert extract_order(response, "ABCDE").answer == "EBADC"
 
 
 def test_multi_and_order():

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import cache
+from typing import Any
 
 __all__ = [
     "Extraction",
@@ -60,12 +62,37 @@ def strip_reasoning(text: str) -> str | None:
     return text
 
 
+# End-of-turn and control tokens that some servers leave in the text.
+_SPECIAL_TOKENS = re.compile(
+    r"<\|[A-Za-z_]{1,24}\|>|</?s>|<eos>|<pad>|<unk>|\[/?INST\]|<end_of_turn>|<start_of_turn>(?:model|user)?|"
+    r"<\|?endoftext\|?>|<eot>|<\|eot_id\|>"
+)
+
+
+@cache
+def _t2s() -> Any:
+    """OpenCC's traditional → simplified converter (選 → 选, 為 → 为)."""
+    import opencc
+
+    return opencc.OpenCC("t2s")
+
+
+def normalize(text: str) -> str:
+    """Special tokens removed; traditional characters simplified (OpenCC t2s)."""
+    text = _SPECIAL_TOKENS.sub(" ", text or "")
+    if re.search(r"[\u4e00-\u9fff]", text):
+        text = _t2s().convert(text)
+    return text
+
+
 def clean_response(text: str) -> str | None:
-    """Reasoning removed, full-width letters and punctuation folded, markdown and LaTeX unwrapped.
+    """Special tokens removed, traditional characters simplified, reasoning removed, full-width letters and
+    punctuation folded, markdown and LaTeX unwrapped.
 
     When a closed reasoning block is all there is, the reasoning itself is searched (the model put
     its answer there and stopped)."""
-    stripped = strip_reasoning(text or "")
+    text = normalize(text or "")
+    stripped = strip_reasoning(text)
     if stripped is None:
         return None
     if not stripped.strip():
@@ -132,9 +159,33 @@ _EXCEPT_RE = re.compile(
     r"(错误|不正确|不对|错|正确|对|符合)",
 )
 # "答案是b": a lower-case letter counts only right after a Chinese answer marker.
-_LOWER_SINGLE = re.compile(r"(?:答案|正确答案|(?<![不未])选)\s*(?:是|为|应为|[:：])?\s*([a-z])(?![A-Za-z0-9])")
+_LOWER_SINGLE = re.compile(
+    r"(?:答案|正确答案|(?<![不未])选)\s*(?:是|为|应为|[:：])?\s*([a-z])(?![A-Za-z0-9])|"
+    # "the answer is b." / "option (c)" / "go with d": a lower-case letter closed by punctuation or the end,
+    # so that "the answer is a fracture" (an article) is not read as A.
+    r"(?i:(?:final answer|answer(?: is| would be| should be)?|option|choice|go with|choose|select|pick))\s*[:=]?\s*"
+    r"[(\[]?\s*(?-i:([a-z]))\s*[)\]]?(?=\s*(?:[.,;:!。，；]|$))"
+)
 _EXCEPT_EN = re.compile(rf"(?i:all(?: of the (?:options|choices|answers))? except)\s+{_LETTER_RUN}")
-_ALL_RE = re.compile(r"以上(?:选项|各项|答案)?(?:均|都|全)(?:是)?(?:正确|对)|all of the above", re.I)
+_ALL_RE = re.compile(r"以上(?:选项|各项|答案|说法)?(?:均|都|全|皆)(?:是)?(?:正确|对)|以上(?:均|都|皆)是|"
+                     r"all of the (?:above|options)(?: are correct)?", re.I)
+# "以上都不对" as an answer: the option that says so, when the item has one.
+_NONE_RE = re.compile(r"以上(?:选项|各项|答案|说法)?(?:均|都|全|皆)(?:不是|不对|不正确|错误|非)|以上皆非|"
+                      r"none of the (?:above|options|choices|answers)", re.I)
+
+
+def _special_options(option_texts: dict[str, str] | None, valid: str) -> dict[str, str]:
+    """Which letter is the item's 'all of the above' option, and which its 'none of the above' option."""
+    out: dict[str, str] = {}
+    for k, v in (option_texts or {}).items():
+        if k not in valid:
+            continue
+        t = re.sub(r"\s+", "", v).rstrip("。.")
+        if _NONE_RE.fullmatch(t) or t in ("都不是", "都不对", "均不是", "均不对"):
+            out["none"] = k
+        elif _ALL_RE.fullmatch(t) or t in ("都对", "都是", "均对", "均是"):
+            out["all"] = k
+    return out
 _NEGATION_AFTER = re.compile(
     r"^[ \t]*(?:项|选项)?[ \t]*(?:是|为)?[ \t]*(?:并不|不|并非|不是|非|错误|有误|is (?:not|incorrect|wrong)|"
     r"incorrect|wrong|是错|错)"
@@ -143,7 +194,7 @@ _NEGATION_BEFORE = re.compile(r"(?:不是|而不是|并非|不应选|不选|排�
 # A response that opens with its answer letter ("B. 狼疮性肾炎……", "选项C"), not with a list of letters.
 _STANDALONE_START = re.compile(
     rf"^\s*(?:选项|答)?\s*{_OPEN}?\s*({_LETTER}){_CLOSE}?(?![ \t]*[、,，和及与/][ \t]*{_LETTER}{_NOT_AFTER})"
-    r"(?:\s*[.:、,)]|[ \t]*\n|[ \t]+(?![a-z0-9])|\s*$)"  # "A 34-year-old …" is an article, not an answer
+    r"(?:\s*[.:、,)。，；;!！]|[ \t]*\n|[ \t]+(?![a-z0-9])|\s*$)"  # "A 34-year-old …" is an article, not an answer
 )
 # "..., so A." / "Give IV dextrose: D." — a letter closing the response.
 _TRAILING = re.compile(
@@ -193,7 +244,7 @@ def _letters_in(run: str) -> list[str]:
     return re.findall(_LETTER, bare)
 
 
-def _marker_hits(text: str, valid: str) -> list[tuple[int, list[str], bool]]:
+def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None) -> list[tuple[int, list[str], bool]]:
     """Every explicit answer statement: (position, letters, tentative), skipping negated ones and words."""
     hits: list[tuple[int, list[str], bool]] = []
 
@@ -232,10 +283,17 @@ def _marker_hits(text: str, valid: str) -> list[tuple[int, list[str], bool]]:
         named = [x for x in _letters_in(m.group(1)) if x in valid]
         if named:
             add(m.start(), [x for x in valid if x not in named])
+    special = special or {}
     for m in _ALL_RE.finditer(text):
-        add(m.start(), list(valid))
+        if _NEGATION_BEFORE.search(text[max(0, m.start() - 8):m.start()]):
+            continue
+        add(m.start(), [special["all"]] if "all" in special else list(valid))
+    if "none" in special:
+        for m in _NONE_RE.finditer(text):
+            if not _NEGATION_BEFORE.search(text[max(0, m.start() - 8):m.start()]):
+                add(m.start(), [special["none"]])
     for m in _LOWER_SINGLE.finditer(text):
-        add(m.start(), [m.group(1).upper()])
+        add(m.start(), [(m.group(1) or m.group(2)).upper()])
     for m in _TEXT_THEN_LETTER.finditer(text):
         add(m.start(1), [m.group(1)])
     verdicts: dict[str, tuple[int, bool]] = {}
@@ -323,7 +381,7 @@ def extract_choice(response: str, options: str, *, multi: bool = False,
     if not text.strip():
         return Extraction(None, "empty")
     valid = options.upper()
-    hits = _marker_hits(text, valid)
+    hits = _marker_hits(text, valid, _special_options(option_texts, valid))
     listed = _listed(text, multi)
     if listed and (not hits or listed[0] >= hits[-1][0]):
         hits.append(listed)
@@ -395,8 +453,14 @@ def _as_permutation(letters: list[str], valid: str) -> str | None:
     return None
 
 
+_CIRCLED = {chr(0x2460 + i): i + 1 for i in range(20)}  # ① … ⑳
+
+
 def _order_text(text: str) -> str:
-    """Step glosses in brackets and table pipes removed, so only the letters and arrows remain."""
+    """Circled and bracketed step numbers written as '1)', step glosses in brackets and table pipes removed, so
+    only numbers, letters and arrows remain."""
+    text = re.sub("[\u2460-\u2473]", lambda m: f" {_CIRCLED[m.group(0)]}) ", text)  # "① E ② B"
+    text = re.sub(r"[(\[]\s*(\d{1,2})\s*[)\]]", r" \1) ", text)  # "(1)E (2)B"
     text = re.sub(rf"{_OPEN}\s*({_LETTER})\s*{_CLOSE}", r" \1 ", text)  # "（B）（C）（A）"
     text = re.sub(_PAREN, " ", text)
     return text.replace("|", "  ")

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from climedbench.aggregate import build_results
 from climedbench.core.suite import Suite, load_suite
-from climedbench.core.types import Item, Results, RunSpec
+from climedbench.core.types import Item, Results, RunSpec, Sample
 from climedbench.data.loaders import DEMO_NAME, data_hash, load_items
 from climedbench.errors import DataError
 from climedbench.rundir import RunDir, iter_samples, write_json_atomic, write_jsonl_atomic
@@ -31,7 +32,8 @@ def items_of_run(spec: RunSpec, suite: Suite, *, check: bool = True) -> dict[str
 
 
 def rescore(path: str | Path, *, tokenizer: str | None = None, embedder: str | None = None,
-            similarity: str | None = None) -> tuple[Results, Suite]:
+            similarity: str | None = None, judge: str | None = None, base_url: str | None = None
+            ) -> tuple[Results, Suite]:
     """Recompute every sample's extraction and score, then results.json; returns (results, suite)."""
     rd = RunDir(path)
     spec = rd.read_spec()
@@ -59,11 +61,35 @@ def rescore(path: str | Path, *, tokenizer: str | None = None, embedder: str | N
         s.stats = list(scored.stats) if scored.stats is not None else None
         s.flags = dict(scored.flags) if s.error is None else {}
         s.alternatives = scored.alternatives or None
+        s.extraction_failure_reason = scored.method if s.extraction_failure else None
+        s.judge_raw = s.judge_error = None
         s.gold = item.gold
+    if judge:
+        cache = spec.cache if spec.cache not in (None, "default") else None
+        asyncio.run(_judge(samples, items, suite, scorer, judge, base_url, cache))
     write_jsonl_atomic(rd.samples_file, samples)
     results = build_results(samples, suite, spec.model_name, spec.seed, similarity=scorer.similarity)
     if rd.results_file.exists():
         results.run = rd.read_results().run
-    results.rescored = scorer.describe()
+    results.rescored = {**scorer.describe(), "extractor": f"judge:{judge}" if judge else "rules"}
     write_json_atomic(rd.results_file, results)
     return results, suite
+
+
+async def _judge(samples: list[Sample], items: dict[str, Item], suite: Suite, scorer: Scorer, spec: str,
+                 base_url: str | None, cache_path: str | None) -> None:
+    """The judge pass of `score --extractor judge:SPEC`, through the run's response cache."""
+    from climedbench.judge import judge_samples
+    from climedbench.limits import Budget, Prices, RateLimiter
+    from climedbench.models.registry import ModelOptions, open_backend
+    from climedbench.runner import Engine, RunOptions, RunStats, open_cache
+
+    backend = await open_backend(spec, ModelOptions(base_url=base_url))
+    cache = open_cache(RunOptions(cache=cache_path))
+    try:
+        engine = Engine(backend, suite, cache, RateLimiter(), Budget(Prices()), RunStats())
+        await judge_samples(samples, items, suite, engine, scorer, backend.name)
+    finally:
+        if cache is not None:
+            cache.close()
+        await backend.aclose()

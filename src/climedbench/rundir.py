@@ -150,6 +150,16 @@ class SampleStore:
                 offset += len(line)
         return offset
 
+    def samples(self) -> list[Sample]:
+        """The current sample of every item (the last line written for it)."""
+        self._fh.flush()
+        out = []
+        with self.path.open("rb") as fh:
+            for offset, length in self._index.values():
+                fh.seek(offset)
+                out.append(parse_sample(fh.read(length), f"{self.path}@{offset}"))
+        return out
+
     def done_uids(self) -> set[str]:
         """Items with an answer (items whose last attempt failed are not done)."""
         return {uid for uid, s in self._summary.items() if not s.error}

@@ -65,6 +65,7 @@ class RunOptions:
     tokenizer: Literal["jieba", "char"] = "jieba"
     embedder: str = "e5"
     similarity: Literal["raw", "rescaled"] = "raw"
+    judge: str | None = None  # a model spec: re-read responses the rules cannot (--extractor judge:SPEC)
     cache: str | None = None  # None: the default cache file
     no_cache: bool = False
     rpm: float | None = None
@@ -201,7 +202,8 @@ def plan_run(opts: RunOptions) -> Plan:
         generation=_generation(base, {t.code: params_for(t, variant).max_tokens for t in tasks}),
         model_spec=opts.model,
         model=None,  # the backend's fingerprint, filled in once it is loaded
-        metrics={"rouge_tokenizer": opts.tokenizer, "embedder": opts.embedder, "similarity": opts.similarity},
+        metrics={"rouge_tokenizer": opts.tokenizer, "embedder": opts.embedder, "similarity": opts.similarity,
+                 "extractor": f"judge:{opts.judge}" if opts.judge else "rules"},
         limits={"rpm": opts.rpm, "tpm": opts.tpm, "max_cost": opts.max_cost,
                 "price_in_per_mtok": opts.price_in, "price_out_per_mtok": opts.price_out},
         cache=None if opts.no_cache else str(opts.cache or "default"),
@@ -251,6 +253,7 @@ def make_sample(req: Request, messages: list[Message], key: str, completion: Com
         extracted=scored.extracted,
         extraction_method=scored.method,
         extraction_failure=scored.extraction_failure if error is None else False,
+        extraction_failure_reason=scored.method if scored.extraction_failure and error is None else None,
         score=scored.score,
         stats=list(scored.stats) if scored.stats is not None else None,
         flags=flags,
@@ -402,6 +405,8 @@ async def run_plan(plan: Plan, *, progress: Callable[[int, int, str], None] | No
             if progress:
                 progress(0, total, "")
             await execute(engine, todo, on_done, backend.max_concurrency)
+            if opts.judge:
+                await _judge_pass(plan, store, backend, cache, scorer, stats)
             stats.wall_seconds = time.perf_counter() - start
             stats.spent = engine.budget.spent
             if engine.budget.exhausted:
@@ -424,6 +429,35 @@ async def run_plan(plan: Plan, *, progress: Callable[[int, int, str], None] | No
             cache.close()
         if own_backend:
             await backend.aclose()
+
+
+async def _judge_pass(plan: Plan, store: SampleStore, backend: Backend, cache: ResponseCache | None,
+                      scorer: Scorer, stats: RunStats) -> None:
+    """Re-read, with the judge model, the responses the rules could not read; update their samples."""
+    from climedbench.judge import judge_samples, needs_judge
+
+    opts = plan.options
+    assert opts.judge is not None
+    pending = [s for s in store.samples() if needs_judge(s, plan.suite.task(s.task))]
+    if not pending:
+        return
+    same = opts.judge == opts.model and isinstance(backend, _in_process_type())
+    judge = backend if same else await open_backend(opts.judge, opts.model_options)
+    try:
+        engine = Engine(judge, plan.suite, cache, RateLimiter(opts.rpm, opts.tpm), Budget(Prices()), RunStats())
+        items = {r.item.uid: r.item for r in plan.requests}
+        for s in await judge_samples(pending, items, plan.suite, engine, scorer, judge.name):
+            store.write(s)
+        stats.requested += engine.stats.requested
+    finally:
+        if not same:
+            await judge.aclose()
+
+
+def _in_process_type() -> type:
+    from climedbench.models.llamacpp import LlamaCppBackend
+
+    return LlamaCppBackend
 
 
 def run_accounting(summaries: list[Summary], stats: RunStats, planned: int, prices: Prices) -> RunAccounting:

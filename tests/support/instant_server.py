@@ -200,10 +200,11 @@ class InstantApp:
     """Routes and counters; `handle` maps one request to one response, synchronously."""
 
     def __init__(self, model: str = DEFAULT_MODEL, api_key: str | None = None, extra_text: str = "",
-                 letters: str = "ABCD") -> None:
+                 letters: str = "ABCD", reply: str | None = None) -> None:
         if not letters:
             raise ValueError("letters must not be empty")
         self.model, self.api_key, self.extra_text, self.letters = model, api_key, extra_text, letters
+        self.reply = reply  # a fixed reply for every request, instead of "答案：X"
         self.created = int(time.time())
         self.reset()
 
@@ -285,7 +286,8 @@ class InstantApp:
         if not isinstance(stop, list) or not all(isinstance(s, str) for s in stop):
             return self._bad("'stop' must be a string or a list of strings")
 
-        tokens = reply_tokens(messages, self.letters, self.extra_text, letter_first=want_lp)
+        tokens = (list(self.reply) if self.reply is not None
+                  else reply_tokens(messages, self.letters, self.extra_text, letter_first=want_lp))
         finish = "stop"
         if max_tokens is not None and len(tokens) > max_tokens:
             tokens, finish = tokens[:max_tokens], "length"
@@ -391,7 +393,8 @@ async def start(app: InstantApp, host: str = "127.0.0.1", port: int = 0) -> asyn
 
 
 async def _serve(args: argparse.Namespace) -> None:
-    app = InstantApp(model=args.model, api_key=args.api_key, extra_text=args.extra_text, letters=args.letters)
+    app = InstantApp(model=args.model, api_key=args.api_key, extra_text=args.extra_text, letters=args.letters,
+                     reply=args.reply)
     server = await start(app, args.host, args.port)
     port = server.sockets[0].getsockname()[1]
     stop = asyncio.Event()
@@ -411,6 +414,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--model", default=DEFAULT_MODEL, help="the id served by /v1/models")
     ap.add_argument("--extra-text", default="", help="appended to every reply after '答案：X'")
     ap.add_argument("--letters", default="ABCD", help="the answer alphabet (default ABCD)")
+    ap.add_argument("--reply", default=None, help="reply this fixed text to every chat request")
     args = ap.parse_args(argv)
     asyncio.run(_serve(args))
 
@@ -455,7 +459,7 @@ def run_child(cmd: list[str], what: str, ready_path: str, timeout: float = 15.0)
 
 @contextmanager
 def instant_server(port: int = 0, api_key: str | None = None, model: str = DEFAULT_MODEL,
-                   extra_text: str = "", letters: str = "ABCD") -> Iterator[str]:
+                   extra_text: str = "", letters: str = "ABCD", reply: str | None = None) -> Iterator[str]:
     """Start the instant server in a child process, yield its base URL ('http://127.0.0.1:PORT/v1')."""
     cmd = [sys.executable, "-m", "tests.support.instant_server", "--port", str(port), "--model", model,
            "--letters", letters]
@@ -463,6 +467,8 @@ def instant_server(port: int = 0, api_key: str | None = None, model: str = DEFAU
         cmd += ["--api-key", api_key]
     if extra_text:
         cmd.append(f"--extra-text={extra_text}")
+    if reply is not None:
+        cmd.append(f"--reply={reply}")
     with run_child(cmd, "instant server", "/health") as url:
         yield url
 

@@ -71,6 +71,9 @@ def run(
     similarity: Annotated[str, typer.Option(help="Similarity reported: 'raw' cosine (the paper's) or 'rescaled' "
                                                  "against unrelated text (a copy of the reference ≈ 100, "
                                                  "unrelated text ≈ 0); both are kept per sample.")] = "raw",
+    extractor: Annotated[str, typer.Option(help="'rules' (default), or 'judge:MODEL_SPEC' to have a judge model "
+                                                "re-read only the responses the rules cannot read (logged per "
+                                                "sample as judge:MODEL and counted per task).")] = "rules",
     item_prompts: Annotated[bool, typer.Option("--item-prompts", help="Use each item's own 'prompt' field "
                                                                       "as instruction when it has one.")] = False,
     log_prompts: Annotated[bool, typer.Option("--log-prompts", help="Store the full messages in "
@@ -107,6 +110,7 @@ def run(
         raise ConfigError(f"--tokenizer must be 'jieba' or 'char', not {tokenizer!r}")
     if similarity not in ("raw", "rescaled"):
         raise ConfigError(f"--similarity must be 'raw' or 'rescaled', not {similarity!r}")
+    judge = _judge_spec(extractor)
     if max_cost is not None and not (price_in or price_out):
         raise ConfigError("--max-cost needs --price-in and/or --price-out (USD per million tokens)")
     opts = RunOptions(
@@ -118,7 +122,7 @@ def run(
         mc_mode=mc_mode,  # type: ignore[arg-type]
         max_tokens=max_tokens, temperature=temperature, out=out_dir, skip_invalid=skip_invalid,
         item_prompts=item_prompts, log_prompts=log_prompts, tokenizer=tokenizer, embedder=embedder,  # type: ignore[arg-type]
-        similarity=similarity,  # type: ignore[arg-type]
+        similarity=similarity, judge=judge,  # type: ignore[arg-type]
         cache=cache, no_cache=no_cache, rpm=rpm, tpm=tpm, price_in=price_in, price_out=price_out, max_cost=max_cost,
     )
     plan = plan_run(opts)
@@ -152,6 +156,16 @@ def run(
                   "  The other benchmark: climedbench run --suite "
                   + ("clinicbench" if plan.suite.suite == "climedbench" else "climedbench") + "\n"
                   "  More:                climedbench run --help")
+
+
+def _judge_spec(extractor: str) -> str | None:
+    """The judge's model spec from --extractor (None for 'rules')."""
+    if extractor == "rules":
+        return None
+    if extractor.startswith("judge:") and len(extractor) > 6:
+        return extractor[6:]
+    raise ConfigError(f"--extractor must be 'rules' or 'judge:MODEL_SPEC' (e.g. judge:openai:gpt-4o-mini), "
+                      f"not {extractor!r}")
 
 
 @app.command(epilog="""
@@ -302,15 +316,20 @@ def score(
     tokenizer: Annotated[str | None, typer.Option(help="Override the ROUGE-1 tokenizer (jieba|char).")] = None,
     embedder: Annotated[str | None, typer.Option(help="Override the similarity embedder.")] = None,
     similarity: Annotated[str | None, typer.Option(help="Similarity reported: raw or rescaled.")] = None,
+    extractor: Annotated[str, typer.Option(help="'rules', or 'judge:MODEL_SPEC': a judge model re-reads the "
+                                                "responses the rules cannot (the only model called).")] = "rules",
+    base_url: Annotated[str | None, typer.Option(help="Server URL of an openai:NAME judge.")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print results.json instead of the table.")] = False,
 ) -> None:
-    """Re-extract and re-score a run directory from its raw responses, without calling any model."""
+    """Re-extract and re-score a run directory from its raw responses (no model is called, except a judge
+    given with --extractor judge:MODEL_SPEC)."""
     from climedbench.report.tables import print_table, run_table
     from climedbench.rescore import rescore
 
     if similarity not in (None, "raw", "rescaled"):
         raise ConfigError(f"--similarity must be 'raw' or 'rescaled', not {similarity!r}")
-    results, s = rescore(run_dir, tokenizer=tokenizer, embedder=embedder, similarity=similarity)
+    results, s = rescore(run_dir, tokenizer=tokenizer, embedder=embedder, similarity=similarity,
+                         judge=_judge_spec(extractor), base_url=base_url)
     if json_out:
         print_json(results)
     else:

@@ -100,6 +100,11 @@ class Sample(BaseModel):
     extracted: Any = None
     extraction_method: str | None = None
     extraction_failure: bool = False
+    # Why no answer was read (the rule that decided: hedge, refusal-like no_answer, unterminated_reasoning, …).
+    extraction_failure_reason: str | None = None
+    # The judge's reply when `--extractor judge:MODEL` re-read a response the rules could not (see judge.py).
+    judge_raw: str | None = None
+    judge_error: str | None = None
     score: float = 0.0
     # Sufficient statistics for corpus-level aggregations (micro-F1 counts, BLEU n-gram counts).
     stats: list[float] | None = None
@@ -128,7 +133,8 @@ class Sample(BaseModel):
         return json.dumps(data, ensure_ascii=False)
 
 
-_OMIT_IF_NONE = ("stats", "alternatives", "misleading_answer", "logprobs", "messages")
+_OMIT_IF_NONE = ("stats", "alternatives", "misleading_answer", "logprobs", "messages", "judge_raw", "judge_error",
+                 "extraction_failure_reason")
 
 
 class Figure(BaseModel):

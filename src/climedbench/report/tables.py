@@ -47,7 +47,9 @@ def run_table(results: Results, suite: Suite) -> Table:
         fig = results.tasks[code]
         task = suite.task(code)
         errs = fig.errors or 0
-        fails = f"{fig.extraction_failures or 0}" + (f" (+{errs} err)" if errs else "")
+        judged = fig.counts.get("judged", 0)
+        fails = (f"{fig.extraction_failures or 0}" + (f" (+{errs} err)" if errs else "")
+                 + (f" ({judged} judged)" if judged else ""))
         metric = metric_label(task.metric) + (f" ({fig.aggregation})" if fig.aggregation not in (None, "mean")
                                               else "") + (f" ({fig.variant})" if fig.variant else "")
         table.add_row(group_label, code, task.name.text(suite.language), metric, str(fig.n), _fmt(fig), fails)
