@@ -102,11 +102,13 @@ def test_gold_answers_score_full_marks_through_prompts_extraction_and_metrics(de
     failures = []
     for it in demo.items:
         sc = by_code[it.task]
+        if sc.answer == "text":
+            continue  # a copy of the reference is similar to itself by construction: nothing to check
         for variant in ("vanilla", "cot"):
             messages = build_messages(sc, it, [], PromptSettings(variant=variant), suite)
             assert it.input in messages[-1]["content"] and it.rationale not in messages[-1]["content"]
         gold = demonstration(sc, it)
-        response = gold if sc.shape == "text" else f"{gold}\n\n理由：{it.rationale}"
+        response = f"{gold}\n\n理由：{it.rationale}"
         scored = scorer.score(sc, it, response)
         target = 0.999 if sc.metric == "similarity" else 1.0 - 1e-9
         if scored.score < target:

@@ -107,7 +107,9 @@ def test_pipeline(servers, tmp_path):
     report = json.loads(cli("cat", "compare", str(runs[0]), str(cat_out), str(cat_b), "--json").stdout)
     (pair,) = report["pairs"]
     assert {pair["a"], pair["b"]} == {"model-a", "model-b"} and pair["lower"] <= pair["difference"] <= pair["upper"]
-    assert pair["verdict"] in ("separated at 95%", "not separated at 95%") and 0 <= pair["p_a_better"] <= 1
+    assert 0 <= pair["p_a_better"] <= 1
+    assert pair["separated"] == (pair["lower"] > 0 or pair["upper"] < 0)  # the verdict is the interval's
+    assert pair["verdict"] == ("separated at 95%" if pair["separated"] else "not separated at 95%")
     assert "separated" in cli("cat", "compare", str(cat_out), str(cat_b)).stdout
     row = report["models"][0]
     assert row["model"] == "model-a" and row["items_asked"] == 20

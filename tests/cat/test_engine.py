@@ -20,7 +20,7 @@ def bank() -> ItemBank:
 
 
 def test_fisher_selection_matches_catsim_max_info(bank: ItemBank) -> None:
-    catsim = pytest.importorskip("catsim")
+    import catsim
     from catsim.item_bank import ItemBank as CatsimBank
     from catsim.selection import MaxInfoSelector
 

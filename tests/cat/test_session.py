@@ -110,5 +110,9 @@ def test_compare_separates_only_clear_differences(bank: ItemBank) -> None:
     same = compare(twin_a, twin_b)
     assert same["lower"] < same["difference"] < same["upper"]
     assert compare(twin_b, twin_a)["difference"] == pytest.approx(-same["difference"], abs=1e-9)
-    if not same["separated"]:
-        assert same["verdict"] == "not separated at 95%"
+    # The verdict is the interval's: separated exactly when the interval excludes 0.
+    assert same["separated"] == (same["lower"] > 0 or same["upper"] < 0)
+    assert same["verdict"] == ("separated at 95%" if same["separated"] else "not separated at 95%")
+    identical = compare(twin_a, twin_a)
+    assert identical["difference"] == pytest.approx(0, abs=1e-9) and not identical["separated"]
+    assert identical["verdict"] == "not separated at 95%"

@@ -24,7 +24,7 @@ def test_eap_matches_girth(setting: tuple) -> None:
 
     (Posterior SDs here are ~0.3, so 0.005 is 1/60 of an SE.)
     """
-    girth = pytest.importorskip("girth")
+    import girth
     bank, _, x = setting
     mine, se = estimate_abilities(x[:100], bank, "eap")
     with warnings.catch_warnings():
@@ -36,7 +36,7 @@ def test_eap_matches_girth(setting: tuple) -> None:
 
 def test_map_with_flat_prior_matches_catsim_mle(setting: tuple) -> None:
     """With a very wide prior the MAP is the MLE; catsim's bounded search finds the same maximum (to 1e-3)."""
-    catsim = pytest.importorskip("catsim")
+    import catsim
     from catsim.estimation import NumericalSearchEstimator
     from catsim.item_bank import ItemBank as CatsimBank
 

@@ -30,7 +30,7 @@ def test_2pl_matches_girth_mml() -> None:
     quadrature (girth: 41 Gauss–Legendre points on ±4.5) and stopping rules, which move estimates by ~0.01,
     a tenth of their sampling SE (~0.1 at 800 examinees). The tolerance (0.05) is half an SE.
     """
-    girth = pytest.importorskip("girth")
+    import girth
     _, x = _data(20, 800, seed=3, guess=False)
     mine = fit(x, "2pl", priors=None, tol=1e-4)
     with warnings.catch_warnings():

@@ -28,7 +28,6 @@ def test_csv_round_trip_keeps_missing_answers(tmp_path: Path) -> None:
 
 
 def test_parquet_round_trip(tmp_path: Path) -> None:
-    pytest.importorskip("pyarrow")
     data = np.array([[1, np.nan], [0, 1]], dtype=float)
     rm = ResponseMatrix(["a", "b"], ["i1", "i2"], data)
     write_matrix(tmp_path / "m.parquet", rm)
@@ -82,7 +81,7 @@ def test_empty_and_missing_files(tmp_path: Path) -> None:
 
 
 def test_parquet_bad_value(tmp_path: Path) -> None:
-    pa = pytest.importorskip("pyarrow")
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     pq.write_table(pa.table({"id": ["a", "b"], "q1": [1.0, 3.0]}), tmp_path / "m.parquet")
