@@ -206,7 +206,9 @@ def validate(
                           str(bad.get(t.code, 0)))
         if "?" in bad:
             table.add_row("?", "(task unknown)", "", "", "", str(bad["?"]))
-        out.print(table)
+        from climedbench.report.tables import print_table
+
+        print_table(table)
         for p in report.problems:
             out.print(f"[red]invalid[/red] {p}", markup=True, highlight=False)
     if report.problems:
@@ -256,7 +258,9 @@ def list_cmd(
         for t in s.tasks:
             table.add_row(t.code, t.name.text(s.language), " / ".join(s.name(g, "en") for g in t.groups), t.answer,
                           t.metric, t.aggregation, f"{t.official_size:,}" if t.official_size else "—")
-        out.print(table)
+        from climedbench.report.tables import print_table
+
+        print_table(table)
 
 
 def _suite_summary(s: Any) -> dict[str, Any]:
