@@ -100,9 +100,14 @@ def grouped_bars(ax: Any, labels: list[str], series: dict[str, tuple[list[float]
     k = max(1, len(series))
     width = 0.8 / k
     x = np.arange(len(labels))
+    lowest, highest = 0.0, 100.0
     for i, (name, (vals, lows, highs)) in enumerate(series.items()):
+        has_ci = any(v is not None for v in (*lows, *highs))
         ax.bar(x + (i - (k - 1) / 2) * width, vals, width, label=name,
-               yerr=error_bars(vals, lows, highs), capsize=2, error_kw={"elinewidth": 0.8})
+               yerr=error_bars(vals, lows, highs) if has_ci else None, capsize=2, error_kw={"elinewidth": 0.8})
+        lowest = min(lowest, *vals, *(v for v in lows if v is not None))
+        highest = max(highest, *vals, *(v for v in highs if v is not None))
+    ax.set_ylim(lowest, highest * 1.02)  # scores are ×100: the full scale, so bars compare at a glance
     ax.set_xticks(x)
     ax.set_xticklabels(labels, rotation=30 if len(labels) > 6 else 0, ha="right" if len(labels) > 6 else "center")
     ax.set_title(title)
