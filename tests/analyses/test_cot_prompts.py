@@ -1,0 +1,22 @@
+"""The paper's seven CoT scenarios have their own, tailored chain-of-thought instruction (suite data)."""
+
+from climedbench.analyses.pipeline import COT_TASKS, cot_tasks
+from climedbench.core.suite import load_suite
+from climedbench.data.loaders import load_items
+from climedbench.prompts import PromptSettings, build_messages
+
+
+def test_tailored_cot_prompts():
+    suite = load_suite()
+    seven = COT_TASKS["climedbench"]
+    assert cot_tasks(suite, suite.codes) == [c for c in suite.codes if c in seven] and len(seven) == 7
+    cots = {c: suite.task(c).prompt.cot for c in suite.codes}
+    assert len({cots[c] for c in seven}) == 7  # one instruction per scenario
+    shared = {cots[c] for c in ("ID#4", "CS", "DS", "FIT")}
+    assert len(shared) == 1 and not shared & {cots[c] for c in seven}
+    items = {i.task: i for i in load_items(None, suite).tests()}
+    for code in seven:
+        text = build_messages(suite.task(code), items[code], [], PromptSettings(variant="cot"), suite)[0]["content"]
+        vanilla = build_messages(suite.task(code), items[code], [], PromptSettings(), suite)[0]["content"]
+        assert "逐步分析" in text and "答案：" in text and "{{" not in text
+        assert len(text) > len(vanilla)
