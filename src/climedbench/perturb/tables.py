@@ -18,10 +18,11 @@ and never a numeral.
 
 from __future__ import annotations
 
+import importlib.util
 import string
 import unicodedata
 from functools import cache
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from climedbench.errors import ConfigError
@@ -65,10 +66,12 @@ def glyph_table() -> dict[str, tuple[str, ...]]:
     """Character → similar-shape common characters, most similar first."""
     import csv
 
+    # Located without importing the package: its __init__ loads pandas, scikit-learn and a feature matrix.
+    spec = importlib.util.find_spec("lavender_sscc")
+    folders = list(spec.submodule_search_locations or []) if spec is not None else []
     try:
-        path = resources.files("lavender_sscc").joinpath("top_sccs.csv")
-        text = path.read_text(encoding="utf-8")
-    except (ModuleNotFoundError, FileNotFoundError) as e:
+        text = (Path(folders[0]) / "top_sccs.csv").read_text(encoding="utf-8")
+    except (IndexError, OSError) as e:
         raise ConfigError("the glyph perturbation needs the similar-shape table of the 'lavender-sscc' package "
                           "(pip install -r requirements.txt)") from e
     out: dict[str, tuple[str, ...]] = {}
