@@ -236,7 +236,8 @@ def toxicity(
 @analyze_app.command("all", epilog="""
 Examples:
 
-  climedbench analyze all --out analyses/demo            # embedded model, bundled demo set (2 items per task)
+  climedbench analyze all --out analyses/demo            # embedded model, bundled demo set (2 items per task;
+                                                         # CoT answers may run to 1024 tokens: add --max-tokens)
 
   climedbench analyze all --data ~/climedbench-data/ --model openai:qwen2.5-7b-instruct \\
       --base-url http://127.0.0.1:8000/v1 --out analyses/qwen7b --compare runs/gpt4o
@@ -266,7 +267,7 @@ def all_cmd(
     ours: Annotated[Path | None, typer.Option(help="Our leaderboard for the validity analysis.")] = None,
     other: Annotated[Path | None, typer.Option(help="The other leaderboard for the validity analysis.")] = None,
     ctx: Annotated[int, typer.Option(help="Context size for in-process models.")] = 8192,
-    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bars.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No progress messages.")] = False,
 ) -> None:
     """Run the paper's whole analysis set for one model in one command: a vanilla run, a CoT run, a run per
     perturbation and a none-of-the-above run (all cached and resumable), then every analysis into one folder
@@ -310,9 +311,9 @@ def perturb(
     suite: Annotated[str | None, typer.Option(help=SUITE_HELP)] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the manifest as JSON.")] = False,
 ) -> None:
-    """Write a perturbed copy of an item set: a share of the Han characters of the inputs replaced by similar-
-    shape or same-pinyin characters or their traditional forms, or preceded by a random symbol. Headers,
-    option letters, numbers, units, ids and references never change."""
+    """Write a perturbed copy of an item set: a share of the Han characters of the inputs replaced by
+    similar-shape or same-pinyin characters or their traditional forms, or preceded by a random symbol.
+    Headers, option letters, numbers, units, ids and references never change."""
     from climedbench.core.suite import load_suite
     from climedbench.perturb import perturb_data
 
