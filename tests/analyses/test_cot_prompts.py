@@ -20,3 +20,17 @@ def test_tailored_cot_prompts():
         vanilla = build_messages(suite.task(code), items[code], [], PromptSettings(), suite)[0]["content"]
         assert "逐步分析" in text and "答案：" in text and "{{" not in text
         assert len(text) > len(vanilla)
+
+
+def test_few_shot_cot_examples_show_their_reasoning():
+    suite = load_suite()
+    report = load_items(None, suite)
+    task = suite.task("BKT")
+    item = next(i for i in report.tests() if i.task == "BKT")
+    shots = [i for i in report.devs() if i.task == "BKT"][:2]
+    assert all(s.rationale for s in shots)
+    cot = build_messages(task, item, shots, PromptSettings(variant="cot", shots=2), suite)
+    vanilla = build_messages(task, item, shots, PromptSettings(shots=2), suite)
+    cot_answers = [m["content"] for m in cot if m["role"] == "assistant"]
+    assert cot_answers == [f"{s.rationale.strip()}\n答案：{s.answer}" for s in shots]
+    assert [m["content"] for m in vanilla if m["role"] == "assistant"] == [f"答案：{s.answer}" for s in shots]

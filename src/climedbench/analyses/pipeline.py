@@ -1,7 +1,8 @@
 """`climedbench analyze all`: the paper's analysis set for one model against one data set, in one folder.
 
 Runs (each an ordinary, resumable run directory under OUT/runs/, answers shared through the response cache):
-vanilla on the chosen tasks; CoT on the paper's seven CoT scenarios among them (Fig. 5); one run per
+vanilla on the chosen tasks; CoT on the paper's seven CoT scenarios among them (Fig. 5; with --cot-shots N
+as few-shot CoT, the examples showing their worked explanations); one run per
 perturbation on a perturbed copy of the data (OUT/data/KIND/); one run on the none-of-the-above copy
 (OUT/data/nota/) for the single-answer tasks. Every run uses the same items (same --limit and --seed),
 and the same answer length except the CoT run. Then every analysis the runs support is written into OUT
@@ -37,6 +38,7 @@ class PipelineOptions:
     limit: int | None = None
     max_tokens: int | None = None
     seed: int = 0
+    cot_shots: int = 0
     rate: float = 0.12
     kinds: list[str] = field(default_factory=lambda: ["glyph", "homophone", "traditional", "symbol"])
     compare: list[Path] = field(default_factory=list)
@@ -82,7 +84,8 @@ async def run_pipeline(opts: PipelineOptions, say: Callable[[str], None] | None 
         async def run(name: str, data: str | None, tasks: list[str], *, cot: bool = False) -> None:
             say(f"run {name}: {len(tasks)} task(s)")
             made[name] = await _run(opts, backend, data, tasks, runs_dir / name, limit=limit,
-                                    max_tokens=opts.max_tokens if cot else tokens, cot=cot)
+                                    max_tokens=opts.max_tokens if cot else tokens, cot=cot,
+                                    shots=opts.cot_shots if cot else 0)
 
         await run("vanilla", opts.data, codes)
         cot_codes = cot_tasks(suite, codes)
@@ -110,11 +113,11 @@ async def run_pipeline(opts: PipelineOptions, say: Callable[[str], None] | None 
 
 
 async def _run(opts: PipelineOptions, backend: Any, data: str | None, tasks: list[str], out: Path, *,
-               limit: int, max_tokens: int | None, cot: bool) -> Path:
+               limit: int, max_tokens: int | None, cot: bool, shots: int = 0) -> Path:
     from climedbench.runner import RunOptions, plan_run, run_plan
 
     ro = RunOptions(data=data, suite=opts.suite, model=opts.model, model_options=opts.model_options, tasks=tasks,
-                    limit=limit, seed=opts.seed, cot=cot, max_tokens=max_tokens, out=str(out))
+                    limit=limit, seed=opts.seed, cot=cot, shots=shots, max_tokens=max_tokens, out=str(out))
     plan = plan_run(ro)
     await run_plan(plan, backend=backend)
     return out

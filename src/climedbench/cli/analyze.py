@@ -258,6 +258,8 @@ def all_cmd(
     max_tokens: Annotated[int | None, typer.Option(help="Maximum completion tokens of every run (default: as "
                                                         "`climedbench run`; CoT runs get the CoT default).")] = None,
     seed: Annotated[int, typer.Option(help="Seed of item sampling, perturbations and bootstrap.")] = 0,
+    cot_shots: Annotated[int, typer.Option(help="Few-shot examples (dev split) in the CoT run, each with its worked "
+                                                "explanation; the vanilla run stays zero-shot.")] = 0,
     rate: Annotated[float, typer.Option(help="Share of eligible Han characters to perturb.")] = 0.12,
     kinds: Annotated[str, typer.Option(help="Perturbations to run (comma-separated).")] =
     "glyph,homophone,traditional,symbol",
@@ -280,7 +282,8 @@ def all_cmd(
     opts = PipelineOptions(
         out=out, data=data, suite=suite, tasks=tasks_option(tasks), model=model,
         model_options=ModelOptions(base_url=base_url, api_key_env=api_key_env, n_ctx=ctx), limit=limit,
-        max_tokens=max_tokens, seed=seed, rate=rate, kinds=[k.strip() for k in kinds.split(",") if k.strip()],
+        max_tokens=max_tokens, seed=seed, cot_shots=cot_shots, rate=rate,
+        kinds=[k.strip() for k in kinds.split(",") if k.strip()],
         compare=list(compare_with or []), groups=_groups(group), ours=ours, other=other, quiet=quiet,
     )
     index = asyncio.run(run_pipeline(opts, say=None if quiet else lambda m: err.print(f"[dim]{m}[/dim]")))
