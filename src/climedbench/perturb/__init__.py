@@ -57,7 +57,7 @@ def perturb_data(data: str | None, out: Path, suite: Suite, *, kind: str, rate: 
         raise ConfigError(f"{data or DEMO_NAME}: no Han characters to perturb in the inputs (the perturbations are "
                           "for Chinese text)")
     after = _load(out, str(out), suite)
-    verify_same_items(before, after, out, options_may_change=False)
+    verify_same_items(before, after, out)
     manifest = {
         "kind": kind, "rate": rate, "seed": seed, "source": data or DEMO_NAME,
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -81,7 +81,7 @@ def _load(path: Path, shown: str | None, suite: Suite) -> LoadReport:
     return report
 
 
-def verify_same_items(before: LoadReport, after: LoadReport, out: Path, *, options_may_change: bool) -> None:
+def verify_same_items(before: LoadReport, after: LoadReport, out: Path) -> None:
     """The copy must load to the same items with the same ids, splits, answers, references and option letters."""
     a = {i.uid: i for i in before.items}
     b = {i.uid: i for i in after.items}

@@ -144,7 +144,7 @@ def nota_data(data: str | None, out: Path, suite: Suite, *, text: str | None = N
 
     files = rewrite_tree(src, out, edit)
     after = _load(out, str(out), suite)
-    verify_same_items(before, after, out, options_may_change=True)
+    verify_same_items(before, after, out)
     manifest = {"text": new, "source": data or DEMO_NAME, "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
                 "tasks": counts, "files": files}
     (out / NOTA_MANIFEST).write_text(json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
