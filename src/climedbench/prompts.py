@@ -11,6 +11,8 @@ Variables a template may use (docs/SUITES.md):
   labels        the task's labels joined by ', '; label_list: the list
   answer, targets, reference   the gold (only in demonstrations of few-shot examples)
   answer_text   the gold option's text (demonstrations)
+  rationale     the example's worked explanation, '' when it has none (demonstrations)
+  variant       the prompt variant: 'vanilla', 'cot' or 'logprob' (a demonstration can show reasoning for CoT)
   answer_format the task's closing instruction (answer_format, cot or logprob), itself a template
   item          the item (its meta fields: item.meta['field'])
 """
@@ -69,7 +71,8 @@ def render(source: str, variables: dict[str, Any], where: str = "prompt") -> str
         raise ConfigError(f"{where}: {e.message}; see docs/SUITES.md for the template variables") from e
 
 
-def variables(task: Task, item: Item, *, instruction: str = "", demonstration: bool = False) -> dict[str, Any]:
+def variables(task: Task, item: Item, *, instruction: str = "", demonstration: bool = False,
+              variant: Variant = "vanilla") -> dict[str, Any]:
     """The template variables of one item."""
     letters = item.letters
     out: dict[str, Any] = {
@@ -84,10 +87,11 @@ def variables(task: Task, item: Item, *, instruction: str = "", demonstration: b
         "labels": ", ".join(task.labels or ()),
         "label_list": list(task.labels or ()),
         "item": item,
+        "variant": variant,
     }
     if demonstration:
         out.update(answer=item.answer, targets=list(item.targets or []), reference=item.reference,
-                   answer_text=item.options.get(item.answer or "", ""))
+                   answer_text=item.options.get(item.answer or "", ""), rationale=(item.rationale or "").strip())
     return out
 
 
@@ -119,9 +123,9 @@ def user_message(task: Task, item: Item, settings: PromptSettings, suite: Suite 
     return render(task.prompt.template, vars_, f"task {task.code}: template")
 
 
-def demonstration(task: Task, item: Item) -> str:
+def demonstration(task: Task, item: Item, variant: Variant = "vanilla") -> str:
     """The assistant turn of a few-shot example: the gold answer in the requested format."""
-    return render(task.prompt.demonstration, variables(task, item, demonstration=True),
+    return render(task.prompt.demonstration, variables(task, item, demonstration=True, variant=variant),
                   f"task {task.code}: demonstration")
 
 
@@ -133,14 +137,15 @@ def build_messages(task: Task, item: Item, shots: list[Item], settings: PromptSe
         messages.append({"role": "system", "content": render(task.prompt.system, variables(task, item))})
     if task.prompt.shots == "inline" and shots:
         shot_src = task.prompt.shot_template or "{{ question }}\n{{ answer }}"
-        blocks = [render(shot_src, variables(task, s, demonstration=True), f"task {task.code}: shot_template")
+        blocks = [render(shot_src, variables(task, s, demonstration=True, variant=settings.variant),
+                         f"task {task.code}: shot_template")
                   for s in shots]
         sep = task.prompt.shot_separator
         messages.append({"role": "user", "content": sep.join(blocks) + sep + user_message(task, item, settings)})
         return messages
     for shot in shots:
         messages.append({"role": "user", "content": user_message(task, shot, settings)})
-        messages.append({"role": "assistant", "content": demonstration(task, shot)})
+        messages.append({"role": "assistant", "content": demonstration(task, shot, settings.variant)})
     messages.append({"role": "user", "content": user_message(task, item, settings)})
     return messages
 

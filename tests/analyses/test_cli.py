@@ -1,0 +1,61 @@
+"""`climedbench analyze …`, `perturb` and `nota` from the command line (constructed runs; no model)."""
+
+import json
+import subprocess
+import sys
+
+from tests.analyses.runs import make_run
+
+BKT = [f"BKT-{k:03d}" for k in range(1, 11)]
+
+
+def cli(*args, check=True):
+    proc = subprocess.run([sys.executable, "-m", "climedbench.cli", *args], capture_output=True, text=True,
+                          timeout=300)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"exit {proc.returncode}\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+def test_analyze_cot_writes_the_contract_files(tmp_path):
+    v = make_run(tmp_path / "v", [{"task": "BKT", "id": i, "score": float(k < 3)} for k, i in enumerate(BKT)])
+    c = make_run(tmp_path / "c", [{"task": "BKT", "id": i, "score": float(k < 6)} for k, i in enumerate(BKT)],
+                 variant="cot")
+    out = tmp_path / "a"
+    proc = cli("analyze", "cot", str(v), str(c), "--out", str(out))
+    assert "Chain-of-thought vs vanilla" in proc.stdout and "BKT" in proc.stdout
+    record = json.loads((out / "cot.json").read_text())
+    assert {"analysis", "version", "title", "created_at", "suite", "inputs", "table", "notes", "data"} <= set(record)
+    assert record["analysis"] == "cot" and record["inputs"] == [str(v), str(c)]
+    header = (out / "cot.csv").read_text().splitlines()[0]
+    assert header.split(",") == record["table"]["columns"]
+    assert (out / "cot.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    svg = (out / "cot.svg").read_text()
+    assert "<svg" in svg and "BKT" in svg  # text kept as text
+
+
+def test_validity_json_and_one_line_errors(tmp_path):
+    ours = tmp_path / "ours.csv"
+    ours.write_text("model,overall\na,1\nb,2\nc,3\nd,4\n")
+    other = tmp_path / "other.csv"
+    other.write_text("model,overall\nA,10\nB,30\nC,20\nD,40\nE,50\n")
+    result = json.loads(cli("analyze", "validity", str(ours), str(other), "--json").stdout)
+    assert result["overall"]["spearman"] == 0.8 and result["overall"]["n"] == 4 and result["unmatched"] == ["E"]
+    other.write_text("name,overall\nA,1\n")
+    proc = cli("analyze", "validity", str(ours), str(other), check=False)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [f"error: {other}:1: no 'model' column (header: name, overall)"]
+
+
+def test_not_a_run_directory(tmp_path):
+    proc = cli("analyze", "instruction", str(tmp_path), check=False)
+    assert proc.returncode == 2 and "run.json: not found" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_perturb_and_nota_commands(tmp_path):
+    m = json.loads(cli("perturb", "--kind", "homophone", "--seed", "2", "--out", str(tmp_path / "h"), "--json").stdout)
+    assert m["kind"] == "homophone" and m["changed"] > 0 and (tmp_path / "h" / "BKT.test.jsonl").exists()
+    proc = cli("nota", "--out", str(tmp_path / "n"))
+    assert "replaced by '以上都不是'" in proc.stderr
+    proc = cli("perturb", "--kind", "bold", "--out", str(tmp_path / "x"), check=False)
+    assert proc.returncode == 2 and "--kind must be one of glyph, homophone, traditional, symbol, mixed" in proc.stderr
