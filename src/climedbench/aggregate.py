@@ -40,11 +40,15 @@ class TaskScores:
     extraction_failures: int = 0
     errors: int = 0
     counts: dict[str, int] = field(default_factory=dict)
+    secondary: dict[str, TaskScores] = field(default_factory=dict)
 
     def add(self, score: float, stats: Sequence[float] | None = None, *, error: bool = False,
-            extraction_failure: bool = False, flags: Mapping[str, bool] | None = None) -> None:
+            extraction_failure: bool = False, flags: Mapping[str, bool] | None = None,
+            secondary: Mapping[str, Mapping[str, Any]] | None = None) -> None:
         self.scores.append(float(score))
         self.stats.append(list(stats) if stats is not None else None)
+        for name, result in (secondary or {}).items():
+            self.secondary.setdefault(name, TaskScores()).add(result["score"], result.get("stats"))
         if error:
             self.errors += 1
         elif extraction_failure:
@@ -122,7 +126,8 @@ def aggregate(by_task: Mapping[str, TaskScores], suite: Suite, *, seed: int = 0,
         tasks[t.code] = Figure(score=round(value.point * 100, 2), ci=_ci(value.interval), n=len(data.scores),
                                metric=t.metric, aggregation=t.aggregation, interval=value.method,
                                extraction_failures=data.extraction_failures, errors=data.errors,
-                               counts=dict(sorted(data.counts.items())))
+                               counts=dict(sorted(data.counts.items())),
+                               secondary=_secondary(t, data, replicates, rng))
 
     def combined(parts: list[list[str]], what: str, **extra: Any) -> Figure:
         codes = [c for part in parts for c in part]
@@ -135,6 +140,20 @@ def aggregate(by_task: Mapping[str, TaskScores], suite: Suite, *, seed: int = 0,
 
     groups, overall = _roll_up(tasks, suite, combined)
     return tasks, groups, overall
+
+
+def _secondary(task: Task, data: TaskScores, replicates: int, rng: np.random.Generator) -> dict[str, Figure] | None:
+    """Figures of a task's further metrics (`also:` in the suite)."""
+    out: dict[str, Figure] = {}
+    for ref in task.also:
+        sec = data.secondary.get(ref.metric)
+        if sec is None or len(sec.scores) != len(data.scores):
+            continue
+        view = task.secondary(ref)
+        v = task_value(view, sec, replicates, rng)
+        out[ref.metric] = Figure(score=round(v.point * 100, 2), ci=_ci(v.interval), n=len(sec.scores),
+                                 metric=ref.metric, aggregation=ref.aggregation, interval=v.method)
+    return out or None
 
 
 Combine = Callable[..., Figure]
@@ -179,7 +198,8 @@ def scores_by_task(samples: Iterable[SampleLike]) -> dict[str, TaskScores]:
     out: dict[str, TaskScores] = {}
     for s in sorted(samples, key=lambda x: (x.task, x.uid)):
         out.setdefault(s.task, TaskScores()).add(s.score, s.stats, error=bool(s.error),
-                                                  extraction_failure=s.extraction_failure, flags=s.flags)
+                                                  extraction_failure=s.extraction_failure, flags=s.flags,
+                                                  secondary=s.secondary)
     return out
 
 
@@ -193,6 +213,7 @@ class SampleLike(Protocol):
     error: str | None
     extraction_failure: bool
     flags: dict[str, bool]
+    secondary: dict[str, dict[str, Any]] | None
 
 
 def build_results(samples: Iterable[SampleLike], suite: Suite, model: str, seed: int = 0,

@@ -65,21 +65,28 @@ _LABEL_HEDGE = re.compile(r"\b(?:cannot (?:determine|be determined|say)|unclear|
 
 
 def _label_pattern(label: str) -> re.Pattern[str]:
+    """A label written with any spacing, hyphens or underscores; short all-capital aliases ('PS', 'TPI') match
+    only in capitals, so that 'id' or 'cd' inside prose do not."""
     words = r"[\s_\-]+".join(re.escape(w) for w in re.split(r"[\s_\-]+", label.strip()) if w)
-    return re.compile(rf"(?<![A-Za-z0-9]){words}(?![A-Za-z0-9])", re.I)
+    flags = 0 if (label.isupper() and len(label) <= 4) else re.I
+    return re.compile(rf"(?<![A-Za-z0-9]){words}(?![A-Za-z0-9])", flags)
 
 
-def _labels_at(text: str, labels: tuple[str, ...]) -> list[tuple[int, str]]:
-    """(position, label) of every mention, longer labels first where two overlap."""
+def _labels_at(text: str, labels: tuple[str, ...], aliases: dict[str, tuple[str, ...]] | None = None
+               ) -> list[tuple[int, str]]:
+    """(position, label) of every mention of a label or one of its aliases, longer names first where two
+    overlap."""
+    names = [(lab, lab) for lab in labels] + [(a, lab) for lab in labels for a in (aliases or {}).get(lab, ())]
     found: list[tuple[int, int, str]] = []
-    for lab in sorted(labels, key=len, reverse=True):
-        for m in _label_pattern(lab).finditer(text):
+    for name, lab in sorted(names, key=lambda x: len(x[0]), reverse=True):
+        for m in _label_pattern(name).finditer(text):
             if not any(s <= m.start() < e for s, e, _ in found):
                 found.append((m.start(), m.end(), lab))
     return sorted((s, lab) for s, _, lab in found)
 
 
-def extract_label(response: str, labels: tuple[str, ...]) -> Extraction:
+def extract_label(response: str, labels: tuple[str, ...], aliases: dict[str, tuple[str, ...]] | None = None
+                  ) -> Extraction:
     """One label: the one right after the last answer marker, else a label opening the response, else the
     only label the response names."""
     text = clean_response(response)
@@ -87,7 +94,7 @@ def extract_label(response: str, labels: tuple[str, ...]) -> Extraction:
         return Extraction(None, "unterminated_reasoning")
     if not text.strip():
         return Extraction(None, "empty")
-    mentions = _labels_at(text, labels)
+    mentions = _labels_at(text, labels, aliases)
     for m in reversed(list(_LABEL_MARKER.finditer(text))):
         after = [lab for pos, lab in mentions if m.end() <= pos <= m.end() + 3]
         if after:
@@ -101,7 +108,8 @@ def extract_label(response: str, labels: tuple[str, ...]) -> Extraction:
     return Extraction(None, "hedge" if distinct else "no_label")
 
 
-def extract_labels(response: str, labels: tuple[str, ...]) -> Extraction:
+def extract_labels(response: str, labels: tuple[str, ...], aliases: dict[str, tuple[str, ...]] | None = None
+                   ) -> Extraction:
     """A set of labels (multi-label classification): every label the answer names, after the last answer
     marker when there is one; an explicit 'none' is the empty set."""
     text = clean_response(response)
@@ -111,7 +119,7 @@ def extract_labels(response: str, labels: tuple[str, ...]) -> Extraction:
         return Extraction(None, "empty")
     markers = list(_LABEL_MARKER.finditer(text))
     region = text[markers[-1].end():] if markers else text
-    named = sorted({lab for _, lab in _labels_at(region, labels)})
+    named = sorted({lab for _, lab in _labels_at(region, labels, aliases)})
     if named:
         return Extraction(named, "labels_marker" if markers else "labels")
     if re.match(r"\s*(?:none|no (?:label|category|class)|n/a|无)\b", region, re.I):
@@ -120,56 +128,144 @@ def extract_labels(response: str, labels: tuple[str, ...]) -> Extraction:
 
 
 def _label(response: str, item: Item, task: Task) -> Extraction:
-    return extract_label(response, task.labels or ())
+    return extract_label(response, task.labels or (), task.label_aliases)
 
 
 def _labels(response: str, item: Item, task: Task) -> Extraction:
-    return extract_labels(response, task.labels or ())
+    return extract_labels(response, task.labels or (), task.label_aliases)
 
 
 EXTRACTORS.add("label", _label)
 EXTRACTORS.add("labels", _labels)
 
 
-# -- entity mentions (NER) ---------------------------------------------------------------------------------
+# -- entity mentions (NER) and other lists ---------------------------------------------------------------
 
 _ENTITY_MARKER = re.compile(
-    r"(?:entities|entity mentions|diseases?|disease (?:entities|mentions|names)|chemicals?|answer|output)"
-    r"(?: (?:are|is|found|mentioned|extracted))?\s*[:：]\s*", re.I)
+    r"(?:entities|entity mentions|diseases?|disease (?:entities|mentions|names)|chemicals?|medications?|drugs?|"
+    r"answer|output)(?: (?:are|is|found|mentioned|extracted|recommended))?\s*[:：]\s*", re.I)
 _NONE_ENTITY = re.compile(r"^\s*(?:none|no (?:\w+ )?(?:entities|entity|diseases?|chemicals?|mentions?)"
                           r"(?: (?:found|mentioned|present|identified))?|n/?a|nil|-)\s*[.。]?\s*$", re.I)
+# "0 | <dobutamine, heart failure>": the answer format ClinicBench asks for in BC5CDR.
+_INDEXED = re.compile(r"^\s*\d+\s*\|\s*(.*)$")
+_PREAMBLE = re.compile(r"(?:here (?:are|is)|recognized entities|i (?:have )?(?:found|extracted)|sure[,!.]|"
+                       r"the following)[^\n]*[:：]?\s*$", re.I)
 
 
-def extract_entities(response: str) -> Extraction:
-    """Entity mentions as a list: after an 'Entities:' style marker if there is one, split on new lines,
-    commas and semicolons, bullets and numbering removed; 'None' is an empty list."""
+def _list_items(block: str) -> list[str]:
+    parts = re.split(r"\s*(?:\n|;|；|,(?!\d)|，|、)\s*", block)
+    out: list[str] = []
+    for p in parts:
+        p = re.sub(r"^\s*(?:[-*•]|\d+[.)、])\s*", "", p)
+        p = p.strip(" \t\"'“”‘’`[]<>.。*")
+        if p and not _NONE_ENTITY.match(p) and len(p) <= 120 and p.lower() not in (x.lower() for x in out):
+            out.append(p)
+    return out
+
+
+def extract_entities(response: str, source: str | None = None) -> Extraction:
+    """Entity mentions as a list: from 'N | <a, b>' lines when the response uses them, else after an
+    'Entities:' style marker, else from the list it writes (new lines, commas, semicolons; bullets and numbering
+    removed); 'None' is an empty list. A line that repeats the source sentence is not a mention."""
     text = clean_response(response)
     if text is None:
         return Extraction(None, "unterminated_reasoning")
     if not text.strip():
         return Extraction(None, "empty")
+    lines = [ln for ln in text.split("\n") if ln.strip()]
+    indexed = [m.group(1) for ln in lines if (m := _INDEXED.match(ln))]
+    src = re.sub(r"\s+", " ", source or "").strip().lower()
+
+    def keep(items: list[str]) -> list[str]:
+        return [x for x in items if not (src and len(x) > 12 and re.sub(r"\s+", " ", x).lower() in src
+                                         and len(x) > 0.6 * len(src))]
+
+    indexed = [p for p in indexed if not re.fullmatch(r"\s*<?\s*recogni[sz]ed entities\s*>?\s*", p, re.I)]
+    if indexed:
+        found = keep([x for part in indexed for x in _list_items(part)])
+        if found:
+            return Extraction(found, "entities_indexed")
+        if all(_NONE_ENTITY.match(p.strip(" <>")) or not p.strip(" <>") for p in indexed):
+            return Extraction([], "entities_none")
+        # The indexed line only echoed the paragraph: read the list written after it.
+        text = "\n".join(ln for ln in lines if not _INDEXED.match(ln))
     markers = list(_ENTITY_MARKER.finditer(text))
     region = text[markers[-1].end():] if markers else text
     if _NONE_ENTITY.match(region.split("\n\n")[0]):
         return Extraction([], "entities_none")
-    block = region.strip().split("\n\n")[0]
-    parts = re.split(r"\s*(?:\n|;|；|,(?!\d)|，|、)\s*", block)
-    out: list[str] = []
-    for p in parts:
-        p = re.sub(r"^\s*(?:[-*•]|\d+[.)、])\s*", "", p)
-        p = p.strip(" \t\"'“”‘’`[]().。")
-        if p and not _NONE_ENTITY.match(p) and len(p) <= 120 and p.lower() not in (x.lower() for x in out):
-            out.append(p)
+    body = [ln for ln in region.strip().split("\n") if not _PREAMBLE.search(ln)]
+    block = re.split(r"\n\s*\n", "\n".join(body).strip())[0] if body else ""
+    out = keep(_list_items(block))
     if not out:
         return Extraction(None, "no_entities")
     return Extraction(out, "entities_marker" if markers else "entities_list")
 
 
 def _entities(response: str, item: Item, task: Task) -> Extraction:
-    return extract_entities(response)
+    return extract_entities(response, item.input)
 
 
 EXTRACTORS.add("entities", _entities)
+
+_IOB_LINE = re.compile(r"^\s*(\S+)\s+([BIO](?:-[\w-]+)?)\s*$", re.I)
+
+
+def extract_iob(response: str) -> Extraction:
+    """Entity mentions from an answer written as IOB lines ('token<TAB>B-Disease'); several sentences may be
+    separated by blank lines. None when no line is in that form."""
+    from climedbench.benchmarks.clinicbench.loaders import spans
+
+    text = clean_response(response)
+    if text is None:
+        return Extraction(None, "unterminated_reasoning")
+    tokens: list[str] = []
+    tags: list[str] = []
+    found: list[str] = []
+    any_line = False
+    for line in [*text.split("\n"), ""]:
+        m = _IOB_LINE.match(line)
+        if m:
+            any_line = True
+            tokens.append(m.group(1))
+            tags.append(m.group(2).upper())
+        elif tokens:
+            found += spans(tokens, tags)
+            tokens, tags = [], []
+    if not any_line:
+        return Extraction(None, "no_iob_lines")
+    return Extraction(list(dict.fromkeys(found)), "iob")
+
+
+def _iob(response: str, item: Item, task: Task) -> Extraction:
+    return extract_iob(response)
+
+
+def extract_list(response: str) -> Extraction:
+    """Items of a list answer (medications, tests): one per numbered/bulleted line or comma-separated, each cut
+    at its explanation (' - ', ': ', ' – ')."""
+    text = clean_response(response)
+    if text is None:
+        return Extraction(None, "unterminated_reasoning")
+    markers = list(_ENTITY_MARKER.finditer(text))
+    region = text[markers[-1].end():] if markers else text
+    lines = [ln for ln in region.split("\n") if ln.strip() and not _PREAMBLE.search(ln)]
+    bulleted = [ln for ln in lines if re.match(r"^\s*(?:[-*•]|\d+[.)、])\s*\S", ln)]
+    source = bulleted or lines[:3]
+    items: list[str] = []
+    for ln in source:
+        ln = re.sub(r"^\s*(?:[-*•]|\d+[.)、])\s*", "", ln)
+        ln = re.split(r"\s+[-–—]\s+|:\s+", ln, maxsplit=1)[0]
+        items += _list_items(ln) if not bulleted else [ln.strip(" *.。")]
+    items = [x for x in dict.fromkeys(i for i in items if i and len(i) <= 80)]
+    return Extraction(items, "list") if items else Extraction(None, "no_list")
+
+
+def _list(response: str, item: Item, task: Task) -> Extraction:
+    return extract_list(response)
+
+
+EXTRACTORS.add("iob_entities", _iob)
+EXTRACTORS.add("list", _list)
 
 
 def get_extractor(name: str) -> Extractor:

@@ -61,6 +61,7 @@ def rescore(path: str | Path, *, tokenizer: str | None = None, embedder: str | N
         s.stats = list(scored.stats) if scored.stats is not None else None
         s.flags = dict(scored.flags) if s.error is None else {}
         s.alternatives = scored.alternatives or None
+        s.secondary = scored.secondary or None
         s.extraction_failure_reason = scored.method if s.extraction_failure else None
         s.judge_raw = s.judge_error = None
         s.gold = item.gold

@@ -105,6 +105,7 @@ class Summary:
     error: str | None
     extraction_failure: bool
     flags: dict[str, bool]
+    secondary: dict[str, dict[str, Any]] | None
     prompt_tokens: int | None
     completion_tokens: int | None
     attempts: int | None
@@ -114,8 +115,8 @@ class Summary:
 def summarize(sample: Sample) -> Summary:
     """The in-memory summary of a sample."""
     return Summary(sample.uid, sample.task, sample.score, sample.stats, sample.error, sample.extraction_failure,
-                   sample.flags or {}, sample.prompt_tokens, sample.completion_tokens, sample.attempts,
-                   sample.cached)
+                   sample.flags or {}, sample.secondary, sample.prompt_tokens, sample.completion_tokens,
+                   sample.attempts, sample.cached)
 
 
 class SampleStore:

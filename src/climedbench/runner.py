@@ -258,6 +258,7 @@ def make_sample(req: Request, messages: list[Message], key: str, completion: Com
         stats=list(scored.stats) if scored.stats is not None else None,
         flags=flags,
         alternatives=scored.alternatives or None,
+        secondary=scored.secondary or None,
         misleading_answer=item.misleading_answer,
         prompt_tokens=completion.prompt_tokens if completion else None,
         completion_tokens=completion.completion_tokens if completion else None,

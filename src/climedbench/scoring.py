@@ -9,6 +9,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from functools import cache
+from typing import Any
 
 from climedbench import metrics
 from climedbench.core.suite import Task
@@ -56,6 +57,7 @@ class Scored:
     stats: tuple[float, ...] | None = None
     flags: dict[str, bool] = field(default_factory=dict)
     alternatives: dict[str, float] = field(default_factory=dict)
+    secondary: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 @dataclass
@@ -89,11 +91,20 @@ class Scorer:
         """Extract and score one response; a missing response (request error) scores 0."""
         metric = get_metric(task.metric)
         if raw is None:
-            return Scored(None, "no_response", 0.0, False, metric.score(item, None, task, self.ctx).stats)
+            return Scored(None, "no_response", 0.0, False, metric.score(item, None, task, self.ctx).stats,
+                          secondary=self._secondary(task, item, None))
         ext = self.extract(task, item, raw, logprobs, mc_mode)
         result = metric.score(item, ext.answer, task, self.ctx)
         flags = dict(result.flags)
         if task.prompt.format is not None and mc_mode != "logprob":
             flags["follows_format"] = follows_format(task.prompt.format, raw)
         return Scored(ext.answer, ext.method, float(result.score), ext.answer is None, result.stats, flags,
-                      dict(result.alternatives))
+                      dict(result.alternatives), self._secondary(task, item, ext.answer))
+
+    def _secondary(self, task: Task, item: Item, answer: Any) -> dict[str, dict[str, Any]]:
+        """The task's further metrics (`also:`) of the same extracted answer."""
+        out: dict[str, dict[str, Any]] = {}
+        for ref in task.also:
+            r = get_metric(ref.metric).score(item, answer, task.secondary(ref), self.ctx)
+            out[ref.metric] = {"score": float(r.score), "stats": list(r.stats) if r.stats is not None else None}
+        return out

@@ -104,6 +104,15 @@ class PromptSpec(BaseModel):
     note: str | None = None
 
 
+class MetricRef(BaseModel):
+    """A further metric reported beside a task's main one (e.g. BLEU-4 beside ROUGE-L)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    metric: str
+    aggregation: str = "mean"
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
 class Task(BaseModel):
     """One scored unit: a CliMedBench scenario, a ClinicBench dataset, a hospital's question set."""
 
@@ -125,6 +134,10 @@ class Task(BaseModel):
     metric: str
     metric_options: dict[str, Any] = Field(default_factory=dict)
     aggregation: str = "mean"
+    # Further metrics reported beside the main one (not used for groups and overall).
+    also: tuple[MetricRef, ...] = ()
+    # Other spellings of labels that an answer may use (HoC's abbreviations, numbers): label → aliases.
+    label_aliases: dict[str, tuple[str, ...]] = Field(default_factory=dict)
     official_size: int | None = None
     resource: str | None = None
     max_tokens: int | None = None
@@ -140,6 +153,11 @@ class Task(BaseModel):
         if self.answer in ("label", "labels") and not self.labels:
             raise ValueError(f"answer kind {self.answer!r} needs 'labels'")
         return self
+
+    def secondary(self, ref: MetricRef) -> Task:
+        """This task as scored by a further metric (for its figure)."""
+        return self.model_copy(update={"metric": ref.metric, "aggregation": ref.aggregation,
+                                       "metric_options": ref.options, "also": ()})
 
     @property
     def extractor_name(self) -> str:
@@ -164,7 +182,7 @@ class Task(BaseModel):
 
     def split_of(self, stem: str) -> str | None:
         """The split a file stem names ('test', 'dev', 'train'), or None."""
-        table = self.splits or {"test": ("test",), "dev": ("dev", "validation", "valid", "val"),
+        table = self.splits or {"test": ("test",), "dev": ("dev", "devel", "validation", "valid", "val"),
                                 "train": ("train",)}
         key = _norm(stem)
         for split, names in table.items():

@@ -112,6 +112,8 @@ class Sample(BaseModel):
     flags: dict[str, bool] = Field(default_factory=dict)
     # Other scores of the same answer that re-aggregation may choose (similarity_raw, similarity_rescaled).
     alternatives: dict[str, float] | None = None
+    # Further metrics of the task (`also:` in the suite): metric name → {"score", "stats"}.
+    secondary: dict[str, dict[str, Any]] | None = None
     misleading_answer: str | None = None
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
@@ -133,8 +135,8 @@ class Sample(BaseModel):
         return json.dumps(data, ensure_ascii=False)
 
 
-_OMIT_IF_NONE = ("stats", "alternatives", "misleading_answer", "logprobs", "messages", "judge_raw", "judge_error",
-                 "extraction_failure_reason")
+_OMIT_IF_NONE = ("stats", "alternatives", "secondary", "misleading_answer", "logprobs", "messages", "judge_raw",
+                 "judge_error", "extraction_failure_reason")
 
 
 class Figure(BaseModel):
@@ -157,6 +159,8 @@ class Figure(BaseModel):
     tasks: list[str] | None = None
     complete: bool | None = None
     predicted: bool = False
+    # Further metrics of a task (`also:` in the suite), by metric name.
+    secondary: dict[str, Figure] | None = None
 
 
 class RunAccounting(BaseModel):

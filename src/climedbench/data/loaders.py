@@ -155,7 +155,7 @@ def choice_letter(value: Any, options: dict[str, str], field: str, *, index_base
 def split_of(record: dict[str, Any], ctx: RecordContext) -> str:
     """A record's split: its own 'split' field, else its file's, else test."""
     raw = str(get(record, "split") or ctx.split or "test").strip().lower()
-    aliases = {"validation": "dev", "valid": "dev", "val": "dev", "development": "dev"}
+    aliases = {"validation": "dev", "valid": "dev", "val": "dev", "development": "dev", "devel": "dev"}
     raw = aliases.get(raw, raw)
     if raw not in ("test", "dev", "train"):
         raise RecordError("split", f"must be 'test', 'dev' or 'train', got {raw!r}")
@@ -181,8 +181,9 @@ class Loader:
         """The raw records of one file."""
         return read_records(path, shown)
 
-    def build(self, record: dict[str, Any], task: Task, ctx: RecordContext) -> Item:
-        """One checked item, or RecordError."""
+    def build(self, record: dict[str, Any], task: Task, ctx: RecordContext) -> Item | None:
+        """One checked item; None for a record the task leaves out (e.g. an MMLU subject outside the medical
+        ones); RecordError for an invalid one."""
         raise NotImplementedError
 
 
@@ -286,6 +287,7 @@ class LoadReport:
     items: list[Item] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
+    left_out: int = 0  # valid records a task does not use (e.g. MMLU subjects outside the medical ones)
 
     def valid_counts(self, split: str | None = "test") -> dict[str, int]:
         """Number of valid items per task code (for one split, or all when None)."""
@@ -371,7 +373,8 @@ def task_of_file(f: Path, base: Path, suite: Suite) -> tuple[Task | None, str | 
     """The task a file belongs to, from its name or a folder between `base` and it, and the split its name
     gives ('MedQA/test.jsonl', 'ID1.dev.jsonl', 'medmcqa/dev.json')."""
     parts = f.name.split(".")[:-1]
-    rel_dirs = list(f.relative_to(base).parts[:-1]) if base.is_dir() else []
+    # Folders between the data root and the file; for a single file, the folder it sits in ('medmcqa/dev.json').
+    rel_dirs = list(f.relative_to(base).parts[:-1]) if base.is_dir() else [f.parent.name]
     task: Task | None = None
     for name in [*parts[:1], *reversed(rel_dirs), *parts[1:], f.stem]:
         task = suite.lookup(name)
@@ -437,13 +440,17 @@ def load_items(path: str | Path | None, suite: Suite, tasks: list[str] | None = 
                     continue
                 loader = LOADERS.get(task.loader or suite.loader)
                 ctx = RecordContext(rec.file, rec.line, file_split, rec.id_hint)
-                item = loader.build(rec.data, task, ctx)  # type: ignore[attr-defined]
+                built = loader.build(rec.data, task, ctx)  # type: ignore[attr-defined]
             except RecordError as e:
                 rid = get(rec.data, "id", "item_id", "qid", "uid") or rec.id_hint
                 report.problems.append(Problem(file=rec.file, line=rec.line, field=e.field, reason=e.reason,
                                                task=task.code if task else None,
                                                id=str(rid) if rid is not None else None))
                 continue
+            if built is None:
+                report.left_out += 1
+                continue
+            item = built
             key = (item.task, item.split, item.id)
             if key in seen:
                 report.problems.append(Problem(

@@ -61,6 +61,10 @@ def read_json(path: Path, shown: str) -> Iterator[RawRecord]:
     try:
         top = json.loads(text)
     except json.JSONDecodeError as e:
+        if e.msg == "Extra data" and text.lstrip().startswith("{"):
+            # JSON lines saved as .json (MedMCQA's release does this): read it line by line.
+            yield from read_jsonl(path, shown)
+            return
         yield RawRecord(shown, e.lineno, None, f"not valid JSON ({e.msg} at column {e.colno})")
         return
 
@@ -97,20 +101,23 @@ def read_json(path: Path, shown: str) -> Iterator[RawRecord]:
             yield _record(shown, _line_of(text, start), obj)
         return
     if isinstance(top, dict):
+        values = list(top.values())
+        keyed = bool(values) and all(isinstance(v, dict) for v in values)
+        containers = any(isinstance(v, list) and v and all(isinstance(x, dict) for x in v) for v in values)
+        if not keyed and not containers:
+            yield _record(shown, 1, top)  # one record (a one-line JSON-lines file saved as .json)
+            return
         for start, key, value in members(text.index("{")):
-            if isinstance(value, list):
+            if containers and isinstance(value, list):
                 at = text.index("[", start)
                 for el_start, obj in elements(at):
                     rec = _record(shown, _line_of(text, el_start), obj)
                     rec.task_hint = None if key == "data" else key
                     yield rec
-            elif isinstance(value, dict):
+            elif keyed:
                 rec = _record(shown, _line_of(text, start), value)
                 rec.id_hint = key
                 yield rec
-        if top and not any(isinstance(v, (list, dict)) for v in top.values()):
-            yield RawRecord(shown, 1, None, "expected a JSON array of items, {'data': [...]}, "
-                                            "{task: [...]} or {id: {...}}")
         return
     yield RawRecord(shown, 1, None, f"expected a JSON array or object, got {type(top).__name__}")
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from climedbench.core.registry import AGGREGATIONS
 from climedbench.core.suite import Task
-from climedbench.metrics.functions import bleu_from_stats
+from climedbench.metrics.functions import bleu_from_stats, coco_bleu_from_stats
 
 
 class Aggregation:
@@ -108,7 +108,19 @@ class CorpusBleu(Aggregation):
         return out.reshape(sums.shape[:-1])
 
 
-for _a in (Mean(), MicroF1(), MacroF1(), CorpusBleu()):
+class CorpusBleuCoco(Aggregation):
+    name, label = "corpus_bleu_coco", "corpus BLEU-4 (pycocoevalcap)"
+
+    def vector(self, score: float, stats: Sequence[float] | None, task: Task) -> list[float]:
+        return _need_stats(stats, task, self.name)
+
+    def value(self, sums: np.ndarray, n: np.ndarray, task: Task) -> np.ndarray:
+        flat = sums.reshape(-1, sums.shape[-1])
+        out = np.array([coco_bleu_from_stats(row.tolist()) for row in flat])
+        return out.reshape(sums.shape[:-1])
+
+
+for _a in (Mean(), MicroF1(), MacroF1(), CorpusBleu(), CorpusBleuCoco()):
     AGGREGATIONS.add(_a.name, _a)
 
 

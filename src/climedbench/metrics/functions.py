@@ -115,7 +115,8 @@ def bleu_from_stats(stats: Sequence[float]) -> float:
     from sacrebleu.metrics import BLEU
 
     s = [round(x) for x in stats]
-    return float(BLEU.compute_bleu(correct=s[2:6], total=s[6:10], sys_len=s[0], ref_len=s[1]).score)
+    return float(BLEU.compute_bleu(correct=s[2:6], total=s[6:10], sys_len=s[0], ref_len=s[1],
+                                   smooth_method="exp").score)
 
 
 @cache
@@ -128,3 +129,81 @@ def _sentence_bleu() -> Any:
 def sentence_bleu(hypothesis: str, references: list[str]) -> float:
     """Sentence BLEU (0–100) with effective n-gram order, sacrebleu's recommendation for single segments."""
     return float(_sentence_bleu().sentence_score(hypothesis, references).score)
+
+
+# -- the captioning metrics of pycocoevalcap (used by ClinicBench's summarisation scoring) -------------------
+# Re-implemented from their definitions (tests check agreement with pycocoevalcap 1.2 on fixed texts):
+# whitespace tokens, no lower-casing, ROUGE-L an LCS F-measure with β = 1.2 averaged over items, BLEU corpus-level
+# from summed n-gram counts with the reference length closest to each candidate.
+
+COCO_BETA = 1.2
+
+
+def _coco_tokens(text: str) -> list[str]:
+    return text.replace("\n", " ").split(" ")
+
+
+def _lcs(a: Sequence[str], b: Sequence[str]) -> int:
+    """Length of the longest common subsequence (dynamic programming, one row at a time)."""
+    if len(a) < len(b):
+        a, b = b, a
+    prev = [0] * (len(b) + 1)
+    for x in a:
+        cur = [0]
+        for j, y in enumerate(b, start=1):
+            cur.append(prev[j - 1] + 1 if x == y else max(prev[j], cur[j - 1]))
+        prev = cur
+    return prev[-1]
+
+
+def coco_rouge_l(candidate: str, references: Sequence[str]) -> float:
+    """ROUGE-L as pycocoevalcap computes it for one candidate (max precision and recall over references)."""
+    c = _coco_tokens(candidate)
+    precisions, recalls = [], []
+    for ref in references:
+        r = _coco_tokens(ref)
+        lcs = _lcs(r, c)
+        precisions.append(lcs / len(c))
+        recalls.append(lcs / len(r))
+    p, r_ = max(precisions), max(recalls)
+    if p == 0 or r_ == 0:
+        return 0.0
+    return (1 + COCO_BETA**2) * p * r_ / (r_ + COCO_BETA**2 * p)
+
+
+def coco_bleu_stats(candidate: str, references: Sequence[str], n: int = 4) -> list[float]:
+    """One segment's counts for corpus BLEU as pycocoevalcap sums them: [hyp_len, closest ref_len, guesses₁…ₙ,
+    clipped matches₁…ₙ] (whitespace tokens)."""
+    words = candidate.split()
+    counts: Counter[tuple[str, ...]] = Counter(
+        tuple(words[i:i + k]) for k in range(1, n + 1) for i in range(len(words) - k + 1))
+    max_ref: Counter[tuple[str, ...]] = Counter()
+    lengths = []
+    for ref in references:
+        rw = ref.split()
+        lengths.append(len(rw))
+        for gram, c in Counter(tuple(rw[i:i + k]) for k in range(1, n + 1) for i in range(len(rw) - k + 1)).items():
+            max_ref[gram] = max(max_ref[gram], c)
+    reflen = min((abs(length - len(words)), length) for length in lengths)[1]
+    guess = [max(0, len(words) - k + 1) for k in range(1, n + 1)]
+    correct = [0] * n
+    for gram, c in counts.items():
+        correct[len(gram) - 1] += min(max_ref.get(gram, 0), c)
+    return [float(len(words)), float(reflen), *map(float, guess), *map(float, correct)]
+
+
+def coco_bleu_from_stats(stats: Sequence[float], n: int = 4) -> float:
+    """Corpus BLEU-n (0–1) from summed coco_bleu_stats, with pycocoevalcap's small constants and brevity penalty."""
+    import math
+
+    small, tiny = 1e-9, 1e-15
+    testlen, reflen = stats[0], stats[1]
+    guess, correct = stats[2:2 + n], stats[2 + n:2 + 2 * n]
+    bleu = 1.0
+    for k in range(n):
+        bleu *= (correct[k] + tiny) / (guess[k] + small)
+    score = bleu ** (1.0 / n)
+    ratio = (testlen + tiny) / (reflen + small)
+    if ratio < 1:
+        score *= math.exp(1 - 1 / ratio)
+    return score

@@ -149,6 +149,27 @@ class Bleu(Metric):
         return ItemScore(fn.sentence_bleu(hyp, [item.reference]) / 100.0, tuple(fn.bleu_stats(hyp, [item.reference])))
 
 
+class RougeLCoco(Metric):
+    """ROUGE-L as ClinicBench's scoring code computes it (pycocoevalcap): LCS F-measure with β = 1.2 on whitespace
+    tokens, case-sensitive, new lines as spaces; the task figure is the mean over items."""
+
+    name, label = "rougeL_coco", "ROUGE-L"
+
+    def score(self, item: Item, extracted: Any, task: Task, ctx: ScoreContext) -> ItemScore:
+        return ItemScore(fn.coco_rouge_l(str(extracted or ""), [item.reference]))
+
+
+class BleuCoco(Metric):
+    """Corpus BLEU-4 as pycocoevalcap computes it (whitespace tokens, closest reference length); the item score is
+    the item's own BLEU-4 by the same formula, `stats` are the counts the `corpus_bleu_coco` aggregation sums."""
+
+    name, label = "bleu_coco", "BLEU-4"
+
+    def score(self, item: Item, extracted: Any, task: Task, ctx: ScoreContext) -> ItemScore:
+        stats = fn.coco_bleu_stats(str(extracted or ""), [item.reference])
+        return ItemScore(fn.coco_bleu_from_stats(stats), tuple(stats))
+
+
 class Similarity(Metric):
     """Cosine similarity of the response and the reference under the run's sentence embedder: `raw` (the
     paper's score), or `rescaled` against a baseline of unrelated text, as BERTScore rescales:
@@ -179,15 +200,38 @@ def similarity_pair(ctx: ScoreContext, text: str, reference: str) -> tuple[float
 
 
 def normalize_mention(text: str) -> str:
-    """An entity mention compared loosely: case, surrounding punctuation and inner whitespace."""
-    return re.sub(r"\s+", " ", text.strip().strip(".,;:\"'()[]").lower())
+    """An entity mention compared loosely: case, surrounding punctuation, and the spaces that tokenisation puts
+    around punctuation ("5 - fluorouracil" = "5-fluorouracil")."""
+    t = re.sub(r"\s+", " ", text.strip().strip(".,;:\"'[]").lower())
+    t = re.sub(r"\s*([^\w\s])\s*", r"\1", t)
+    return t.strip()
 
 
-def set_counts(predicted: Sequence[str] | None, gold: Sequence[str]) -> tuple[int, int, int]:
-    """(true positives, false positives, false negatives) of two sets of normalised strings."""
+def _alias_names(mention: str) -> set[str]:
+    """A gold mention with a bracketed alias ('Alprazolam (Xanax)') is matched by either name."""
+    m = re.fullmatch(r"\s*(.+?)\s*\((.+)\)\s*", mention)
+    names = {normalize_mention(mention)}
+    if m:
+        names |= {normalize_mention(m.group(1)), normalize_mention(m.group(2))}
+    return {n for n in names if n}
+
+
+def set_counts(predicted: Sequence[str] | None, gold: Sequence[str], aliases: bool = False) -> tuple[int, int, int]:
+    """(true positives, false positives, false negatives) of predicted and gold mentions, normalised; with
+    `aliases`, a gold mention 'Name (Brand)' is found by either name (each gold mention counted once)."""
     p = {normalize_mention(x) for x in predicted or [] if normalize_mention(x)}
-    g = {normalize_mention(x) for x in gold if normalize_mention(x)}
-    return len(p & g), len(p - g), len(g - p)
+    if not aliases:
+        g = {normalize_mention(x) for x in gold if normalize_mention(x)}
+        return len(p & g), len(p - g), len(g - p)
+    golds = [_alias_names(x) for x in dict.fromkeys(gold) if _alias_names(x)]
+    matched_pred: set[str] = set()
+    tp = 0
+    for names in golds:
+        hit = names & (p - matched_pred)
+        if hit:
+            tp += 1
+            matched_pred |= hit
+    return tp, len(p - matched_pred), len(golds) - tp
 
 
 def f1(tp: float, fp: float, fn_: float) -> float:
@@ -200,13 +244,15 @@ def f1(tp: float, fp: float, fn_: float) -> float:
 class EntityF1(Metric):
     """Entity mentions: the item score is the item's F1; stats (tp, fp, fn) feed entity-level micro-F1.
 
-    Mentions are compared as sets of normalised strings (case, outer punctuation and whitespace ignored)."""
+    Mentions are compared as sets of normalised strings (case, outer punctuation and the spaces tokenisation puts
+    around punctuation ignored); with `metric_options: {aliases: true}`, a gold 'Name (Brand)' is found by
+    either name (Treatment Recommendation's medications)."""
 
     name, label = "entity_f1", "Entity F1"
 
     def score(self, item: Item, extracted: Any, task: Task, ctx: ScoreContext) -> ItemScore:
         predicted = extracted if isinstance(extracted, list) else None
-        tp, fp, fn_ = set_counts(predicted, item.targets or [])
+        tp, fp, fn_ = set_counts(predicted, item.targets or [], bool(task.metric_options.get("aliases")))
         return ItemScore(f1(tp, fp, fn_), (tp, fp, fn_))
 
 
@@ -244,8 +290,8 @@ class MultiLabelF1(Metric):
         return ItemScore(f1(tp, fp, fn_), tuple(stats))
 
 
-for _m in (Accuracy(), KendallTau(), Rouge1(), RougeL(), Bleu(), Similarity(), EntityF1(), LabelF1(),
-           MultiLabelF1()):
+for _m in (Accuracy(), KendallTau(), Rouge1(), RougeL(), RougeLCoco(), Bleu(), BleuCoco(), Similarity(), EntityF1(),
+           LabelF1(), MultiLabelF1()):
     _register(_m)
 
 
