@@ -55,3 +55,27 @@ def test_run_the_example_suite_with_shots(tmp_path, model_path):
     assert [m["role"] for m in mcq["messages"]] == ["user", "assistant", "user"]
     assert mcq["messages"][1]["content"] == "Answer: B"  # the dev example's demonstration
     assert "A. " in mcq["messages"][-1]["content"] and "'Answer: X'" in mcq["messages"][-1]["content"]
+
+
+def test_irt_matrix_from_runs_of_a_user_suite(tmp_path):
+    """Rapid assessment reads any suite: a response matrix from two runs of the example suite."""
+    import csv
+
+    from .support.instant_server import instant_server
+
+    runs = []
+    for name in ("model-a", "model-b"):
+        with instant_server(model=name) as url:
+            out = tmp_path / name
+            cli("run", "--suite", str(SUITE), "--data", str(DATA), "--model", f"openai:{name}", "--base-url", url,
+                "--out", str(out), "--quiet", "--no-cache")
+            runs.append(out)
+    matrix = tmp_path / "m.csv"
+    cli("irt", "matrix", *map(str, runs), "--out", str(matrix))
+    header = next(csv.reader(matrix.open()))
+    assert len(header) == 1 + 4 + 3 + 2  # examinee column + every test item of the three tasks
+    with (tmp_path / "m.items.csv").open() as fh:
+        rows = list(csv.DictReader(fh))
+    assert {r["scenario"] for r in rows} == {"ward-mcq", "discharge-safe", "plain-summary"}
+    assert {r["scenario"]: r["transform"] for r in rows} == {"ward-mcq": "identity", "discharge-safe": "identity",
+                                                             "plain-summary": "clip"}
