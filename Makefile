@@ -7,7 +7,18 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint bench lock clean
+.PHONY: demo test lint bench lock clean browser
+
+# Browser tests (HTML report, rater app) drive Debian's headless Chromium through Playwright's executable_path.
+# Installed from the Debian mirror when missing (as root, or with passwordless sudo).
+CHROMIUM ?= /usr/bin/chromium
+browser:
+	@if [ ! -x $(CHROMIUM) ] || [ ! -x /usr/bin/chromedriver ]; then \
+		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO="sudo -n"; \
+		$$SUDO apt-get install -y -q chromium chromium-driver >/dev/null 2>&1 || \
+		{ $$SUDO apt-get update -q >/dev/null && $$SUDO apt-get install -y -q chromium chromium-driver >/dev/null; }; \
+	fi
+	@test -x $(CHROMIUM) || { echo "Chromium is missing: install Debian's chromium and chromium-driver"; exit 1; }
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,7 +37,7 @@ $(VENV)/.dev-installed: requirements-dev.txt $(VENV)/.runtime-installed
 demo: $(VENV)/.runtime-installed
 	$(BIN)/climedbench run
 
-test: $(VENV)/.dev-installed
+test: $(VENV)/.dev-installed browser
 	$(BIN)/python -m pytest -q
 
 lint: $(VENV)/.dev-installed
