@@ -59,3 +59,22 @@ def test_perturb_and_nota_commands(tmp_path):
     assert "replaced by '以上都不是'" in proc.stderr
     proc = cli("perturb", "--kind", "bold", "--out", str(tmp_path / "x"), check=False)
     assert proc.returncode == 2 and "--kind must be one of glyph, homophone, traditional, symbol, mixed" in proc.stderr
+
+
+def test_leaderboard_of_runs_has_rank_intervals(tmp_path):
+    # Three runs on the same 40 BKT items: a clearly best one, and two close together.
+    items = [f"BKT-{k:03d}" for k in range(1, 41)]
+    best = make_run(tmp_path / "best", [{"task": "BKT", "id": i, "score": float(k < 36)} for k, i in enumerate(items)],
+                    model="best")
+    a = make_run(tmp_path / "a", [{"task": "BKT", "id": i, "score": float(k < 12)} for k, i in enumerate(items)],
+                 model="a")
+    b = make_run(tmp_path / "b", [{"task": "BKT", "id": i, "score": float(k % 3 == 0)} for k, i in enumerate(items)],
+                 model="b")
+    out = json.loads(cli("leaderboard", str(a), str(best), str(b), "--json").stdout)
+    assert out["best"]["rank"] == {"rank": 1, "lower": 1, "upper": 1}
+    # a (12/40) and b (14/40) are not reliably ordered: both rank intervals span ranks 2 and 3.
+    assert out["b"]["rank"]["rank"] == 2 and out["a"]["rank"]["rank"] == 3
+    for name in ("a", "b"):
+        assert (out[name]["rank"]["lower"], out[name]["rank"]["upper"]) == (2, 3)
+    text = cli("leaderboard", str(a), str(best), str(b)).stdout
+    assert "rank" in text and "Leaderboard ranks with 95% intervals" in text

@@ -26,6 +26,8 @@ Examples:
   climedbench leaderboard --suite clinicbench --paper                  # ClinicBench's zero-shot table
 
   climedbench leaderboard --from-csv scores.csv --json
+
+  climedbench leaderboard runs/a runs/b runs/c                         # with 95% rank intervals
 """)
 def leaderboard(
     runs: Annotated[list[Path] | None, typer.Argument(help="Run directories to add as columns.")] = None,
@@ -38,8 +40,11 @@ def leaderboard(
                                                      "default: the suite's first.")] = None,
     suite: Annotated[str | None, typer.Option(help=SUITE_HELP)] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print {model: results} as JSON.")] = False,
+    seed: Annotated[int, typer.Option(help="Seed of the bootstrap behind the rank intervals.")] = 0,
 ) -> None:
-    """Task, group and overall scores of published results and runs, side by side."""
+    """Task, group and overall scores of published results and runs, side by side. With two or more runs, also
+    each run's rank with a 95% rank interval (bootstrap over the items all runs answered); published results
+    have no per-item data and get no rank interval."""
     from climedbench.core.suite import load_suite
     from climedbench.report.published import published_tables
     from climedbench.report.tables import comparison_table, print_table, read_published_csv
@@ -64,10 +69,31 @@ def leaderboard(
         table[unique_name(table, res.model)] = res
     if not table:
         raise ConfigError("nothing to show: give --from-csv FILE, --paper, or run directories")
+    ranks = None
+    run_keys = list(table)[len(table) - len(runs or []):]
+    if len(runs or []) >= 2:
+        from climedbench.analyses.compare import analyze_ranks, names_of
+        from climedbench.analyses.runs import load_runs
+
+        loaded = load_runs(list(runs or []))
+        ranks, _ = analyze_ranks(loaded, seed=seed)
     if json_out:
-        print_json(_as_json(table))
+        out = _as_json(table)
+        if ranks is not None:
+            # Each run's entry gains {"rank", "lower", "upper"} (1 = best; 95% bootstrap rank interval).
+            cols = ranks.table.columns
+            rows = {r[cols.index("model")]: r for r in ranks.table.rows}
+            for key, name in zip(run_keys, names_of(loaded), strict=True):
+                r = rows[name]
+                out[key]["rank"] = {"rank": r[cols.index("rank")], "lower": r[cols.index("rank_lower")],
+                                    "upper": r[cols.index("rank_upper")]}
+        print_json(out)
     else:
         print_table(comparison_table(table, s, with_ci=False, title=f"{s.title} leaderboard (×100)"))
+        if ranks is not None:
+            from climedbench.analyses.record import print_record
+
+            print_record(ranks)
 
 
 @app.command(epilog="""
