@@ -8,6 +8,7 @@ Every result names the rule that produced it, so a wrong extraction can be trace
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -116,11 +117,12 @@ _MARKERS_ZH = (
     r"正确的是|正确的为|正确的有|正确项|答(?=\s*[:：])|剩下|剩余|只剩|对应选项|对应|我的回答|回答|我选的|"
     r"(?:错误|不正确|不恰当|不妥)的(?:是|为)|最(?:恰当|合适|佳|准确|可能|正确)的[^。\n，,A-Z]{0,12}?(?:是|为)|"
     r"故本题选|本题选|故选|应选|当选|可选|选择|选用|应用|宜用|选项应为|选项为|首选|应首选|维持|坚持|而是|即为|即|"
-    r"(?:综上所述|综上|因此|所以|因而|故而|故)[^A-Z\n。]{0,14}?(?:选|是|为)|"
+    r"(?:综上所述|综上|因此|所以|因而|故而|故)[^A-Z\n。]{0,14}?(?:选|是|为|在于)|"
     r"(?<![不未误])选(?!项)|应为|应该是|应是|结论"
 )
 _MARKERS_EN = (
-    r"final answer|the(?: [a-z\-]+){0,3} answer(?: choice)? (?:is|would be|should be)|\bso\s*[:：]|"
+    r"final answer|the(?: [a-z\-]+){0,3} answer(?: choice)? (?:is|would be|should be)|(?<![a-z] )\banswer is|"
+    r"\bso\s*[:：]|"
     r"the (?:best|most (?:likely|appropriate)|correct|right|first)(?: [a-z\-]+){0,3} (?:is|would be)|"
     r"(?:corresponds? to|matches|consistent with)(?: option)?|"
     r"correct (?:option|choice|answer)s?(?: (?:is|are|would be)|\s*[:=])|answer\s*[:=]|answer(?=\s*\n)|"
@@ -156,7 +158,9 @@ _POSITIVE_RE = re.compile(
 # "除A外其余均错误" (the exception is the answer) / "除了B和D以外都正确" (the complement is)
 _EXCEPT_RE = re.compile(
     rf"除(?:了)?\s*{_LETTER_RUN}\s*(?:以)?外[^。\n]{{0,10}}?(?:均|都|全)\s*(?:是)?\s*"
-    r"(错误|不正确|不对|错|正确|对|符合)",
+    r"(错误|不正确|不对|错|正确|对|符合)|"
+    # "除E外，其余选项均为肝硬化失代偿期的表现": the others are what the question asks for.
+    rf"除(?:了)?\s*{_LETTER_RUN}\s*(?:以)?外\s*[,，]?\s*(?:其余|其他|其它)(?:选项|各项|几项)?\s*(?:均|都|皆)\s*(为|是|属于)",
 )
 # "答案是b": a lower-case letter counts only right after a Chinese answer marker.
 _LOWER_SINGLE = re.compile(
@@ -166,8 +170,15 @@ _LOWER_SINGLE = re.compile(
     r"(?i:(?:final answer|answer(?: is| would be| should be)?|option|choice|go with|choose|select|pick))\s*[:=]?\s*"
     r"[(\[]?\s*(?-i:([a-z]))\s*[)\]]?(?=\s*(?:[.,;:!。，；]|$))"
 )
+# "A. …\nB. …\nC. …\n\n以上三项均为……": the listed options, when the count agrees.
+_COUNT_WORDS = {"二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8}
+_COUNTED_ABOVE = re.compile(
+    rf"((?:^|\n)(?:[ \t]*{_OPEN}?{_LETTER}{_CLOSE}?\s*[.、:：)][^\n]*\n)+)\s*以上\s*([二两三四五六七八]|\d)\s*(?:项|个)"
+    r"(?:选项)?\s*(?:均|都|皆)\s*(?:为|是|正确|对|属于)"
+)
 _EXCEPT_EN = re.compile(rf"(?i:all(?: of the (?:options|choices|answers))? except)\s+{_LETTER_RUN}")
 _ALL_RE = re.compile(r"以上(?:选项|各项|答案|说法)?(?:均|都|全|皆)(?:是)?(?:正确|对)|以上(?:均|都|皆)是|"
+                     r"全选|都选|全部(?:选|正确)|"
                      r"all of the (?:above|options)(?: are correct)?", re.I)
 # "以上都不对" as an answer: the option that says so, when the item has one.
 _NONE_RE = re.compile(r"以上(?:选项|各项|答案|说法)?(?:均|都|全|皆)(?:不是|不对|不正确|错误|非)|以上皆非|"
@@ -180,7 +191,7 @@ def _special_options(option_texts: dict[str, str] | None, valid: str) -> dict[st
     for k, v in (option_texts or {}).items():
         if k not in valid:
             continue
-        t = re.sub(r"\s+", "", v).rstrip("。.")
+        t = re.sub(r"\s+", " ", v).strip().rstrip("。.")
         if _NONE_RE.fullmatch(t) or t in ("都不是", "都不对", "均不是", "均不对"):
             out["none"] = k
         elif _ALL_RE.fullmatch(t) or t in ("都对", "都是", "均对", "均是"):
@@ -194,17 +205,22 @@ _NEGATION_BEFORE = re.compile(r"(?:不是|而不是|并非|不应选|不选|排�
 # A response that opens with its answer letter ("B. 狼疮性肾炎……", "选项C"), not with a list of letters.
 _STANDALONE_START = re.compile(
     rf"^\s*(?:选项|答)?\s*{_OPEN}?\s*({_LETTER}){_CLOSE}?(?![ \t]*[、,，和及与/][ \t]*{_LETTER}{_NOT_AFTER})"
-    r"(?:\s*[.:、,)。，；;!！]|[ \t]*\n|[ \t]+(?![a-z0-9])|\s*$)"  # "A 34-year-old …" is an article, not an answer
+    # "A 34-year-old …" is an article, not an answer; "A项" is one, "A项：……" the start of an analysis.
+    r"(?:\s*[.:、,)。，；;!！]|项(?!\s*[:：])|[ \t]*\n|[ \t]+(?![a-z0-9])|\s*$)"
 )
 # "..., so A." / "Give IV dextrose: D." — a letter closing the response.
 _TRAILING = re.compile(
-    rf"(?:(?:[:：]|\b(?:so|therefore|thus|hence)[,:]?)\s*{_OPEN}?\s*({_LETTER}){_CLOSE}?|[(（]\s*({_LETTER})\s*[)）])"
-    r"\s*[.。!！]?\s*$", re.I
+    rf"(?:(?:[:：]|\b(?:so|therefore|thus|hence)[,:]?|的是|的为|在于)\s*{_OPEN}?\s*({_LETTER}){_CLOSE}?|"
+    rf"[(（]\s*({_LETTER})\s*[)）])\s*[.。!！]?\s*$", re.I
 )
 _ECHOED_LABELS = re.compile(rf"(?:^|\s){_LETTER}\s*[.、:：)]")
 _HEDGE = re.compile(
     r"无法(?:确定|判断|回答|提供|给出)|不能(?:确定|判断)|都有可能|均有可能|需要进一步|均可|都可以|不确定|"
-    r"作为(?:一个)?(?:AI|人工智能)|cannot (?:determine|answer|provide)|not sure|unable to",
+    r"作为(?:一个)?(?:AI|人工智能)|(?:cannot|can't|can not|unable to) (?:determine|answer|provide|give|make|diagnose)|"
+    r"not sure|unable to|I'?m not a (?:doctor|physician)|"
+    r"以上(?:选项|答案|各项)?(?:均|都|皆)不(?:完全)?(?:正确|对|准确|合适|恰当)|"
+    r"none of the (?:options|choices|answers) (?:is|are) (?:fully |entirely |completely )?"
+    r"(?:correct|right|appropriate)",
     re.I,
 )
 # Hedges about the answer itself: they cancel an answer stated before them.
@@ -213,11 +229,27 @@ _ANSWER_HEDGE = re.compile(
     r"(?i:cannot determine (?:a|the|one) (?:single )?answer)"
 )
 _TENTATIVE = re.compile(r"(?:可能|也许|或许|大概|是不是|(?i:maybe|possibly|perhaps))\s*(?:是|选|为|应该)?\s*$")
+_ALSO = re.compile(r"\s*(?:也|亦|同样|(?i:also|as well|too)\b)")
+# A response cut off in the middle of its option-by-option analysis ("…\nB. 急性前壁心肌梗死：").
+_TRUNCATED_TAIL = re.compile(rf"(?:^|\n)[ \t]*{_OPEN}?{_LETTER}{_CLOSE}?\s*[.、:：)][^\n]*(?:[:：,，、(（]|—|-|–)\s*$")
 _CONDITIONAL = re.compile(r"如果|若是|假如|倘若|(?i:\bif\b)")
+# A clause that only offers its letter as a possibility ("可以选择A", "可能需要选择E", "it could be B"); not the
+# superlative "最可能的诊断是A".
+_CLAUSE_TENTATIVE = re.compile(
+    r"(?<!最)(?:可能|也许|或许|大概|可以|可考虑|或可)|(?i:\b(?:maybe|possibly|perhaps|could|might)\b)"
+)
+# Two different letters offered as alternatives: "either A or E", "(B) or … (E)", "可能是A也可能是C", "A或C均可".
+_DISJUNCTION = re.compile(
+    rf"(?i:\beither\b)[^.\n。]{{0,40}}?{_NOT_BEFORE}\(?([A-Z])\)?{_NOT_AFTER}[^.\n。]{{0,60}}?(?i:\bor\b)[^.\n。]{{0,60}}?"
+    rf"{_NOT_BEFORE}\(?([A-Z])\)?{_NOT_AFTER}|"
+    rf"(?i:\b(?:could|might|may) be\b)[^.\n。]{{0,60}}?\(([A-Z])\)[^.\n。]{{0,20}}?(?i:\bor\b)[^.\n。]{{0,60}}?"
+    rf"\(([A-Z])\)|"
+    rf"{_NOT_BEFORE}([A-Z]){_NOT_AFTER}\s*(?:和|与|及|、|或)\s*([A-Z]){_NOT_AFTER}\s*(?:都|均)\s*(?:是|可|可以|正确|对|常用|合理)"
+)
 _QUESTIONED = re.compile(r"^[^。\n]{0,6}?[？?]")
 # Per-option verdicts: "A. 错误 B. 错误 C. 正确", "A对，B错", table rows "| B | √ |".
 _VERDICT = re.compile(
-    rf"(?:^|(?<=[\s|，,；;。、]))(?:选项)?({_LETTER})(?:项|选项)?\s*[|.:：、)）]?\s*\|?\s*"
+    rf"(?:^|(?<=[\s|，,；;。]))(?:选项)?({_LETTER})(?:项|选项)?\s*[|.:：、)）]?\s*\|?\s*"
     r"(正确|对(?!应)|√|✓|✔|是的|错误|错|不对|不正确|×|✗|✘|(?i:correct|incorrect|wrong|true|false))(?![A-Za-z])"
 )
 _POSITIVE_VERDICT = {"正确", "对", "√", "✓", "✔", "是的", "correct", "true"}
@@ -229,7 +261,8 @@ _ORDINAL = re.compile(r"第\s*([一二三四五六七八])\s*(?:份|个|项|种|
 _ORDINALS = "一二三四五六七八"
 # A small model that goes on to invent and answer further numbered questions.
 _NEXT_QUESTION = re.compile(
-    r"\n\s*(?:\d+\s*[.、)）]|第\s*\d+\s*题|下一题|问题\s*\d+|(?i:question)\s*\d+)[^\n]*\n(?:[^\n]*\n)?\s*A\s*[.、:：]"
+    r"\n\s*(?:\d+\s*[.、)）]|第\s*\d+\s*题|下一题|问题\s*\d*\s*[:：]?|题目\s*[:：]|(?i:question)\s*\d*\s*[:：]?)"
+    r"[^\n]*\n(?:[^\n]*\n)?\s*A\s*[.、:：]"
 )
 
 
@@ -254,7 +287,7 @@ def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None) -
         end = pos + 2
         clause = re.split(r"[,，;；。\n]", text[max(0, pos - 30):pos])[-1]
         tentative = bool(_TENTATIVE.search(text[max(0, pos - 6):pos]) or _QUESTIONED.match(text[end:])
-                         or _CONDITIONAL.search(clause))
+                         or _CONDITIONAL.search(clause) or _CLAUSE_TENTATIVE.search(clause))
         hits.append((pos, letters, tentative))
 
     for m in _MARKER_RE.finditer(text):
@@ -263,6 +296,8 @@ def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None) -
         if _NEGATION_AFTER.search(after) or _NEGATION_BEFORE.search(before):
             continue
         letters = _letters_in(m.group(1))
+        if len(letters) > 1 and "," in m.group(1) and _ALSO.match(after):
+            letters = letters[:1]  # "所以选B，C也可以作为辅助": B is the answer, C an aside
         if letters:
             add(m.start(), letters)
     for m in _POSITIVE_RE.finditer(text):
@@ -272,7 +307,7 @@ def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None) -
             continue
         add(m.start(), letters)
     for m in _EXCEPT_RE.finditer(text):
-        named = [x for x in _letters_in(m.group(1)) if x in valid]
+        named = [x for x in _letters_in(m.group(1) or m.group(3)) if x in valid]
         if not named:
             continue
         if m.group(2) in ("错误", "不正确", "不对", "错"):
@@ -292,6 +327,12 @@ def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None) -
         for m in _NONE_RE.finditer(text):
             if not _NEGATION_BEFORE.search(text[max(0, m.start() - 8):m.start()]):
                 add(m.start(), [special["none"]])
+    for m in _COUNTED_ABOVE.finditer(text):
+        listed = re.findall(rf"(?m)^[ \t]*{_OPEN}?({_LETTER}){_CLOSE}?\s*[.、:：)]", m.group(1))
+        n = m.group(2)
+        count = int(n) if n.isdigit() else _COUNT_WORDS[n]
+        if len(listed) == count and all(x in valid for x in listed):
+            add(m.start(2), listed)
     for m in _LOWER_SINGLE.finditer(text):
         add(m.start(), [(m.group(1) or m.group(2)).upper()])
     for m in _TEXT_THEN_LETTER.finditer(text):
@@ -304,6 +345,25 @@ def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None) -
         add(max(p for p, _ in verdicts.values()), sorted(k for k, (_, ok) in verdicts.items() if ok))
     hits.sort(key=lambda h: h[0])
     return hits
+
+
+# The strongest answer statements ("答案：A", "正确答案为B", "the answer is C"), and what may stand between two of
+# them that disagree: a correction ("不对，应选C", "wait, actually D"). Without one, the response contradicts itself.
+_STRONG_ANSWER = re.compile(
+    rf"(?:最终答案|正确答案|(?<![错误考])答案|(?i:final answer|the answer is|answer\s*:))\s*(?:是|为|应为|[:：])?\s*"
+    rf"{_OPEN}?\s*({_LETTER}){_CLOSE}?{_NOT_AFTER}"
+)
+_CORRECTION = re.compile(
+    r"不对|错了|有误|更正|修正|纠正|改为|改选|应为|应该是|应选|重新|再(?:想|看|考虑|检查|核对)|抱歉|不好意思|仔细|其实|实际上|"
+    r"(?i:\bwait\b|actually|correction|sorry|on second thought|re-?consider|re-?check|mistake|instead)"
+)
+
+
+def _self_contradiction(text: str, valid: str) -> bool:
+    """Two strong answer statements that disagree, with no correction between them."""
+    strong = [(m.start(), m.end(), m.group(1)) for m in _STRONG_ANSWER.finditer(text) if m.group(1) in valid]
+    return any(a != b and not _CORRECTION.search(text, p1, e2)
+               for (p1, _, a), (_, e2, b) in itertools.pairwise(strong))
 
 
 def _decide(hits: list[tuple[int, list[str], bool]], text: str) -> tuple[list[str] | None, str]:
@@ -347,29 +407,107 @@ _ANSWER_VERB = re.compile(r"(?:首选|应选|选择|选用|应用|改用|答案�
 _NEGATED_CLAUSE = re.compile(r"不正确|错误|不宜|不应|禁用|排除|不是|不能|(?i:\bnot\b|incorrect|wrong)")
 
 
+_STOPWORDS = frozenset({
+    "a", "an", "the", "of", "and", "or", "in", "on", "at", "to", "for", "with", "by", "from", "is", "are", "be",
+    "as", "its", "it", "this", "that", "which", "most", "least", "best", "first", "initial", "next", "step",
+    "management", "treatment", "diagnosis", "likely", "appropriate", "patient",
+})
+
+
+def _fold(text: str) -> str:
+    """Lower case; apostrophes, spaces and punctuation other than CJK and alphanumerics removed."""
+    return re.sub(r"[^0-9a-z\u4e00-\u9fff]+", "", text.lower().replace("'s", ""))
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in re.findall(r"[a-z0-9]+", text.lower().replace("'s", "")) if w not in _STOPWORDS]
+
+
+def _coverage(option: str, sentence: str) -> float:
+    """How much of an option's text a sentence says: for English, the share of the option's content words the
+    sentence has (a shared 5-letter stem counts: 'ampulla' ~ 'ampullary'); for Chinese, the share of the
+    option's characters in runs of ≥ 2 characters the sentence shares with it."""
+    from difflib import SequenceMatcher
+
+    if re.search(r"[a-z]{3}", option.lower()):
+        ow, sw = _words(option), set(_words(sentence))
+        if not ow:
+            return 0.0
+        stems = {w[:5] for w in sw if len(w) >= 5}
+        hit = sum(1 for w in ow if w in sw or (len(w) >= 5 and w[:5] in stems))
+        return hit / len(ow)
+    a, b = _fold(option), _fold(sentence)
+    if not a:
+        return 0.0
+    blocks = SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks()
+    return sum(bl.size for bl in blocks if bl.size >= 2) / len(a)
+
+
+def _option_forms(text: str) -> list[str]:
+    """An option's text, and the same without a bracketed gloss ('Croup (laryngotracheobronchitis)' → 'Croup')."""
+    t = re.sub(r"\s+", " ", text).strip().rstrip("。.;；")
+    bare = re.sub(r"\s*(?:（[^（）]*）|\([^()]*\))\s*", " ", t).strip()
+    return [t] if not bare or bare == t else [t, bare]
+
+
+def _fuzzy_named(sentence: str, option_texts: dict[str, str]) -> str | None:
+    """The one option a sentence names in other words: coverage ≥ 0.6 and 0.25 above every other option."""
+    scores = sorted(((max(_coverage(f, sentence) for f in _option_forms(v)), k) for k, v in option_texts.items()
+                     if v and v.strip()), reverse=True)
+    if not scores or scores[0][0] < 0.6:
+        return None
+    if len(scores) > 1 and scores[0][0] - scores[1][0] < 0.25:
+        return None
+    return scores[0][1]
+
+
+_EXCEPTION_CLAUSE = re.compile(r"不包括|不属于|不包含|除外|例外|(?i:\bexcept\b|\bnot (?:a|an|one of)\b)")
+
+
 def _by_option_text(text: str, option_texts: dict[str, str], multi: bool = False) -> str | None:
     """The option(s) whose text the conclusion names: the last sentence naming any option, read clause
-    by clause, skipping clauses that reject what they name."""
-    norm = {k: re.sub(r"\s+", "", v).rstrip("。.;；").lower() for k, v in option_texts.items() if v and v.strip()}
+    by clause, skipping clauses that reject what they name; an option named in other words counts when it is
+    the only one the sentence covers well (see `_fuzzy_named`)."""
+    norm = {k: re.sub(r"\s+", "", v.translate(_FULLWIDTH_TABLE)).rstrip("。.;；").lower()
+            for k, v in option_texts.items() if v and v.strip()}
     norm = {k: v for k, v in norm.items() if len(v) >= 2 and "…" not in v and "..." not in v}
     if not norm:
         return None
     for sentence in reversed(re.split(r"[。！？!?\n]|\.(?=\s|$)", text)):
-        clauses = [c for c in re.split(r"[，,；;]", sentence) if not _NEGATED_CLAUSE.search(c)]
+        if not sentence.strip():
+            continue
+        raw_clauses = re.split(r"[，,；;]", sentence)
+        clauses = [c for c in raw_clauses if not _NEGATED_CLAUSE.search(c)]
         flat = re.sub(r"\s+", "", "，".join(clauses)).lower()
         named = {k for k, v in norm.items() if v in flat}
         # A longer option text that contains a shorter one wins ("急性肾小球肾炎" over "肾炎").
         named = {k for k in named if not any(k != o and norm[k] in norm[o] for o in named)}
         if not named:
+            if multi:
+                continue
+            fuzzy = _fuzzy_named("，".join(clauses), {k: option_texts[k] for k in norm})
+            if fuzzy:
+                return fuzzy
             continue
         if multi:
             return "".join(sorted(named))
         if len(named) == 1:
             return named.pop()
-        # Several named: the one whose last mention follows an answer verb ("首选二甲双胍……胰岛素抵抗").
+        # Several named: the one in an exception clause ("……，不包括短程冲击"), or the one whose last mention
+        # follows an answer verb ("首选二甲双胍……胰岛素抵抗").
+        excepted = {k for k in named for c in raw_clauses
+                    if _EXCEPTION_CLAUSE.search(c) and norm[k] in re.sub(r"\s+", "", c).lower()}
+        if len(excepted) == 1:
+            return excepted.pop()
         chosen = {k for k in named if _ANSWER_VERB.search(flat[: flat.rindex(norm[k])][-6:])}
         return chosen.pop() if len(chosen) == 1 else None
     return None
+
+
+def _echo_end(text: str) -> int:
+    """Where the last line that starts with an option label ends."""
+    ends = [m.end() for m in re.finditer(rf"(?m)^[ \t]*{_OPEN}?{_LETTER}{_CLOSE}?\s*[.、:：)][^\n]*$", text)]
+    return ends[-1] if ends else 0
 
 
 def extract_choice(response: str, options: str, *, multi: bool = False,
@@ -381,14 +519,29 @@ def extract_choice(response: str, options: str, *, multi: bool = False,
     if not text.strip():
         return Extraction(None, "empty")
     valid = options.upper()
+    # A model that answers and then invents a further question with its own options (and answers that too):
+    # only what comes before the invented question is the answer to this one.
+    # (A restated question before any answer is not an invented one.)
+    invented = _NEXT_QUESTION.search(text)
+    if invented:
+        before = text[:invented.start()]
+        if _marker_hits(before, valid) or _STANDALONE_START.match(before):
+            text = before
     hits = _marker_hits(text, valid, _special_options(option_texts, valid))
     listed = _listed(text, multi)
     if listed and (not hits or listed[0] >= hits[-1][0]):
         hits.append(listed)
-    if hits:
-        cut = _NEXT_QUESTION.search(text, hits[0][0])
-        if cut:
-            hits = [h for h in hits if h[0] < cut.start()]
+    if not multi:
+        # Two letters offered as alternatives, with no definite answer after them: a hedge.
+        for m in reversed(list(_DISJUNCTION.finditer(text))):
+            if len({g for g in m.groups() if g} & set(valid)) >= 2:
+                if not any(not h[2] and h[0] >= m.end() for h in hits):
+                    return Extraction(None, "hedge")
+                break
+    if hits and _self_contradiction(text, valid):
+        return Extraction(None, "inconsistent")
+    if _TRUNCATED_TAIL.search(text.rstrip()) and not _STRONG_ANSWER.search(text):
+        return Extraction(None, "truncated")
     if hits:
         letters, method = _decide(hits, text)
         if letters is None:
@@ -421,8 +574,10 @@ def extract_choice(response: str, options: str, *, multi: bool = False,
     t = _TRAILING.search(text)
     if t and (t.group(1) or t.group(2)).upper() in valid:
         return Extraction((t.group(1) or t.group(2)).upper(), "trailing_letter")
-    if option_texts and not echoed:
-        found = _by_option_text(text, {k: v for k, v in option_texts.items() if k in valid}, multi)
+    if option_texts:
+        # When the response first lists the options, only what it says after the list can name its answer.
+        tail = text[_echo_end(text):] if echoed else text
+        found = _by_option_text(tail, {k: v for k, v in option_texts.items() if k in valid}, multi)
         if found:
             return Extraction(found, "option_text")
     ordinals = {_ORDINALS.index(m.group(1)) for m in _ORDINAL.finditer(text)}
@@ -436,12 +591,14 @@ def extract_choice(response: str, options: str, *, multi: bool = False,
 
 _ARROW_JOIN = r"(?:\s*(?:→|->|=>|⇒|—>|-+>|>|-|–|—|,|、|;|\s|然后|再|接着|之后|最后|(?i:and|then))+\s*)"
 _ORDER_MARKER = re.compile(
-    r"(?:最终答案|正确答案|答案|正确顺序|正确的顺序|顺序(?:应)?(?:为|是)|排序(?:为|是)?|排列(?:为|是)?|修正后|"
+    r"(?:最终答案|正确答案|答案|正确顺序|正确的顺序|顺序(?:应)?(?:为|是)|排序(?:为|是)?|排列(?:为|是)?|修正后|修正为|更正为|"
+    r"改为|调整为|"
     r"(?i:final answer|answer|correct order|order(?: is)?|sequence(?: is)?))\s*(?:是|为|应为|应该是|:|=|\s)*"
 )
 _SEQUENCE_WORDS = re.compile(r"先|首先|然后|再|接着|之后|随后|最后|(?i:first|then|next|finally)")
 _NUMBERED_LINE = re.compile(
-    r"(?m)^[ \t]*(?:[-*•][ \t]*)?(?:第\s*)?(?:\d+|[一二三四五六七八九十]+)\s*(?:步|题)?\s*[.、:)）]?(?P<rest>[^\n]*)$"
+    r"(?m)^[ \t]*(?:[-*•][ \t]*)?(?:第\s*|(?i:step)\s*)?(?:\d+|[一二三四五六七八九十]+)\s*(?:步|题)?\s*[.、:)）]?"
+    r"(?P<rest>[^\n]*)$"
 )
 _LOWER_RUN = re.compile(r"(?<![A-Za-z])([a-z](?:\s*(?:-|→|->|>|,|、)\s*[a-z])+)(?![A-Za-z])")
 
@@ -478,26 +635,74 @@ def _sequence_at(text: str, start: int) -> list[str]:
 def _order_by_text(text: str, option_texts: dict[str, str], valid: str) -> str | None:
     """The order in which the option texts appear (after the last order marker, if any): "先消毒外阴，再戴手套……".
 
-    An option counts as named where the text shares its longest run with the option, of at least 4 characters
-    or 60% of the option; every option must be named, at distinct places.
+    An option counts as named where the text shares its longest run with the option (or with the option without
+    its bracketed gloss), of at least 4 characters or 60% of the option; failing that, in English, where the text
+    has a word of the option (4+ letters) that no other option has ("Exposure" for "Exposure and environmental
+    control"). Every option must be named, at distinct places.
     """
     from difflib import SequenceMatcher
 
     markers = list(_ORDER_MARKER.finditer(text))
     region = text[markers[-1].end():] if markers else text
-    region = re.sub(r"\s+", "", region).lower()
+    region = re.sub(r"\s+", " ", region).lower()
+    squeezed = region.replace(" ", "")
+    words = {k: set(_words(option_texts.get(k, ""))) for k in valid}
     where: dict[str, int] = {}
     for letter in valid:
-        opt = re.sub(r"\s+", "", option_texts.get(letter, "")).rstrip("。.;；").lower()
-        if not opt:
+        forms = _option_forms(option_texts.get(letter, "").translate(_FULLWIDTH_TABLE))
+        if not forms or not forms[0]:
             return None
-        m = SequenceMatcher(None, region, opt, autojunk=False).find_longest_match(0, len(region), 0, len(opt))
-        if m.size < min(len(opt), max(4, int(0.6 * len(opt)))):
-            return None
-        where[letter] = m.a
+        for form in forms:
+            opt = re.sub(r"\s+", "", form).lower()
+            m = SequenceMatcher(None, squeezed, opt, autojunk=False).find_longest_match(0, len(squeezed), 0, len(opt))
+            if m.size >= min(len(opt), max(4, int(0.6 * len(opt)))):
+                where[letter] = m.a
+                break
+        else:
+            own = [w for w in _words(forms[0]) if len(w) >= 4 and not any(w in words[o] for o in valid if o != letter)]
+            found = [mm.start() for w in own for mm in re.finditer(rf"\b{re.escape(w)}", region)]
+            if not found:
+                return None
+            # Positions in the squeezed region, as above.
+            where[letter] = len(region[:min(found)].replace(" ", ""))
     if len(set(where.values())) != len(where):
         return None
     return "".join(sorted(where, key=lambda k: where[k]))
+
+
+def _numbered_segments(line: str, valid: str) -> list[str]:
+    """'1) 询问病史 D 2) 心电图 B …': the one option letter of each numbered segment, when numbered 1, 2, 3 …"""
+    marks = list(re.finditer(r"(?:^|(?<=\s))(\d{1,2})\s*[.、)）]", line))
+    if len(marks) < 2 or [int(m.group(1)) for m in marks] != list(range(1, len(marks) + 1)):
+        return []
+    out = []
+    for m, nxt in zip(marks, [*marks[1:], None], strict=False):
+        seg = line[m.end(): nxt.start() if nxt else len(line)]
+        letters = {x for x in re.findall(rf"{_NOT_BEFORE}({_LETTER}){_NOT_AFTER}", seg) if x in valid}
+        if len(letters) != 1:
+            return []
+        out.append(letters.pop())
+    return out
+
+
+def _completed(seq: list[str], valid: str, text: str, at: int, option_texts: dict[str, str] | None) -> str | None:
+    """A sequence missing one option, completed where the same sentence names that option's text: after the
+    letters ("E→B→C→D，最后缝合切口") or before them ("先麻醉，然后B→C→D→A")."""
+    missing = [x for x in valid if x not in seq]
+    if not option_texts or len(missing) != 1 or len(set(seq)) != len(seq) or len(seq) != len(valid) - 1:
+        return None
+    sentence_start = max(text.rfind(c, 0, at) for c in "。\n!?！？") + 1
+    ends = [i for i in (text.find(c, at) for c in "。\n!?！？") if i >= 0]
+    sentence_end = min(ends) if ends else len(text)
+    run_end = at + len(re.match(rf"[{valid}\s→>\-–—,、;]*", text[at:]).group(0))
+    option = option_texts.get(missing[0], "")
+    if not option:
+        return None
+    if _coverage(option, text[run_end:sentence_end]) >= 0.6:
+        return "".join(seq) + missing[0]
+    if _coverage(option, text[sentence_start:at]) >= 0.6:
+        return missing[0] + "".join(seq)
+    return None
 
 
 def extract_order(response: str, options: str, option_texts: dict[str, str] | None = None) -> Extraction:
@@ -528,7 +733,7 @@ def extract_order(response: str, options: str, option_texts: dict[str, str] | No
             first_at = m.start() if first_at is None else first_at
     if len(numbered) >= 2 and first_at is not None:
         candidates.append((first_at, "numbered_list", numbered))
-    # Inline numbering on one line: "1) C 2) E 3) A 4) D 5) B".
+    # Inline numbering on one line: "1) C 2) E 3) A 4) D 5) B", "① 询问病史（D）② 心电图（B）…".
     for line_m in re.finditer(r"[^\n]+", text):
         pairs = re.findall(rf"(?:^|[\s:：,，;；])(\d+)\s*[.、)）]\s*({_LETTER}){_NOT_AFTER}", line_m.group(0))
         if len(pairs) < 2:
@@ -536,8 +741,17 @@ def extract_order(response: str, options: str, option_texts: dict[str, str] | No
                 rf"第\s*([一二三四五六七八]|\d+)\s*步\s*[:：]?\s*({_LETTER}){_NOT_AFTER}", line_m.group(0))]
         if len(pairs) >= 2 and [int(n) for n, _ in pairs] == list(range(1, len(pairs) + 1)):
             candidates.append((line_m.start(), "numbered_list", [x for _, x in pairs]))
-    # Orders offered as possibilities ("可能是ABCD，也可能是ACBD") count only if nothing definite is said.
-    tentative = {c[0] for c in candidates if _TENTATIVE.search(text[max(0, c[0] - 6):c[0]])}
+        else:
+            segs = _numbered_segments(line_m.group(0), valid)
+            if len(segs) >= 2:
+                candidates.append((line_m.start(), "numbered_list", segs))
+    # Orders offered as possibilities ("可能是ABCD，也可能是ACBD", "可以是DBCAE，也可以是BDCAE") count only if
+    # nothing definite is said.
+    def clause_before(pos: int) -> str:
+        return re.split(r"[,，;；。\n]", text[max(0, pos - 30):pos])[-1]
+
+    tentative = {c[0] for c in candidates if _TENTATIVE.search(text[max(0, c[0] - 6):c[0]])
+                 or _CLAUSE_TENTATIVE.search(clause_before(c[0]))}
     if tentative and len({tuple(c[2]) for c in candidates if c[0] in tentative}) > 1:
         candidates = [c for c in candidates if c[0] not in tentative]
         if not candidates:
@@ -550,6 +764,10 @@ def extract_order(response: str, options: str, option_texts: dict[str, str] | No
             order = _as_permutation(seq, valid) if method in wanted else None
             if order:
                 return Extraction(order, method)
+    for pos, _method, seq in sorted(candidates, key=lambda c: c[0], reverse=True):
+        order = _completed(seq, valid, text, pos, option_texts)
+        if order:
+            return Extraction(order, "order_completed_by_text")
     if any(m == "marker" for _, m, _ in candidates) or full:
         return Extraction(None, "invalid_order")
     # A sentence: "应先进行D，再进行B，接着A，最后C".

@@ -60,8 +60,12 @@ _LABEL_MARKER = re.compile(
     r"(?:relation|category|class)\s*[:：=]|最终答案|答案(?:是|为)?\s*[:：]?|结论(?:是|为)?\s*[:：]?)\s*",
     re.I,
 )
-_LABEL_HEDGE = re.compile(r"\b(?:cannot (?:determine|be determined|say)|unclear|not sure|insufficient information)\b"
-                          r"|无法确定|不能确定", re.I)
+_LABEL_HEDGE = re.compile(r"\b(?:cannot (?:determine|be determined|say)|unclear|not sure|insufficient information|"
+                          r"it depends|depends on)\b|无法确定|不能确定|视情况而定|取决于", re.I)
+# A Chinese yes/no right after an answer marker ("答案：是", "答案：否。").
+_ZH_YES_NO = re.compile(r"\s*(是|否|不是)(?=[\s。，,.!！;；]|$)")
+# A concluding statement ("In conclusion, no, …", "Therefore, yes.").
+_CONCLUSION = re.compile(r"(?:in conclusion|in summary|therefore|thus|overall|综上|因此|所以)\s*[,，:：]?\s*", re.I)
 
 
 def _label_pattern(label: str) -> re.Pattern[str]:
@@ -99,8 +103,16 @@ def extract_label(response: str, labels: tuple[str, ...], aliases: dict[str, tup
         after = [lab for pos, lab in mentions if m.end() <= pos <= m.end() + 3]
         if after:
             return Extraction(after[0], "label_marker")
+        zh = _ZH_YES_NO.match(text, m.end())
+        if zh and {"yes", "no"} <= {lab.lower() for lab in labels}:
+            return Extraction(next(lab for lab in labels if lab.lower() == ("yes" if zh.group(1) == "是" else "no")),
+                              "label_marker")
     lead = [lab for pos, lab in mentions if pos <= len(text) - len(text.lstrip()) + 2]
     if lead:
+        # A conclusion that names a different label contradicts the opening one ("Yes. … In conclusion, no").
+        concluded = [lab for c in _CONCLUSION.finditer(text) for pos, lab in mentions if c.end() <= pos <= c.end() + 2]
+        if concluded and concluded[-1] != lead[0]:
+            return Extraction(None, "inconsistent")
         return Extraction(lead[0], "leading_label")
     distinct = {lab for _, lab in mentions}
     if len(distinct) == 1 and not _LABEL_HEDGE.search(text):
