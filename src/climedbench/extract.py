@@ -533,9 +533,9 @@ def extract_choice(response: str, options: str, *, multi: bool = False,
         hits.append(listed)
     if not multi:
         # Two letters offered as alternatives, with no definite answer after them: a hedge.
-        for m in reversed(list(_DISJUNCTION.finditer(text))):
-            if len({g for g in m.groups() if g} & set(valid)) >= 2:
-                if not any(not h[2] and h[0] >= m.end() for h in hits):
+        for dis in reversed(list(_DISJUNCTION.finditer(text))):
+            if len({g for g in dis.groups() if g} & set(valid)) >= 2:
+                if not any(not h[2] and h[0] >= dis.end() for h in hits):
                     return Extraction(None, "hedge")
                 break
     if hits and _self_contradiction(text, valid):
@@ -694,7 +694,8 @@ def _completed(seq: list[str], valid: str, text: str, at: int, option_texts: dic
     sentence_start = max(text.rfind(c, 0, at) for c in "。\n!?！？") + 1
     ends = [i for i in (text.find(c, at) for c in "。\n!?！？") if i >= 0]
     sentence_end = min(ends) if ends else len(text)
-    run_end = at + len(re.match(rf"[{valid}\s→>\-–—,、;]*", text[at:]).group(0))
+    run = re.match(rf"[{valid}\s→>\-–—,、;]*", text[at:])
+    run_end = at + (len(run.group(0)) if run else 0)
     option = option_texts.get(missing[0], "")
     if not option:
         return None
