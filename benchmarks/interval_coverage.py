@@ -1,6 +1,7 @@
 """Coverage of climedbench's 95% intervals, by simulation with known truth (simulated data, not model output).
 
     python benchmarks/interval_coverage.py [--reps 400] [--seed 0]
+    python benchmarks/interval_coverage.py --paired [--reps 400]   # paired differences of two runs (analyses)
 
 Each replication draws, for every CliMedBench task, a true score and n items (n from 1 to 200) and simulates
 item scores: accuracies as Bernoulli(p); Kendall's τ (CPR, SSO) as an exact order with probability q, else
@@ -11,6 +12,12 @@ the overall truth is the mean of the 14. The run aggregates exactly as `climedbe
 
 Prints coverage per task kind and n band, the overall score's coverage, the share of zero-width intervals,
 and PASS/FAIL against the targets (≥ 93% per task and overall; no zero-width interval below n = 200).
+
+With --paired, each replication simulates two correlated runs on the same items (accuracy: the four agreement
+cells drawn from a random Dirichlet; τ: each run exact with its own probability, sharing the same answer with
+probability ρ; ROUGE/similarity: Beta scores with a shared item effect), compares them exactly as
+`climedbench analyze compare` does (climedbench.analyses.paired) and counts how often the interval of the
+difference contains the true difference, per task kind and n band, and for the overall difference.
 """
 
 from __future__ import annotations
@@ -41,11 +48,96 @@ def tau_truth(k: int, q: float) -> float:
     return q  # a random permutation has expected τ 0
 
 
+def paired_scores(rng: np.random.Generator, metric: str, n: int) -> tuple[np.ndarray, np.ndarray, float]:
+    """Item scores of two correlated runs on n items, and the true difference B − A of their expected scores."""
+    if metric == "accuracy":
+        cells = rng.dirichlet(np.ones(4) * float(rng.uniform(0.3, 3)))  # both, A only, B only, neither
+        k = rng.choice(4, size=n, p=cells)
+        a = np.isin(k, (0, 1)).astype(float)
+        b = np.isin(k, (0, 2)).astype(float)
+        return a, b, float(cells[2] - cells[1])
+    if metric == "kendall_tau":
+        steps, qa, qb, rho = int(rng.integers(4, 8)), *rng.uniform(0.05, 0.9, 2), float(rng.uniform(0, 0.9))
+        a = tau_draws(rng, steps, qa, n)
+        b = np.where(rng.random(n) < rho, a, tau_draws(rng, steps, qb, n))
+        # With probability ρ B copies A (expected qa), else it has its own (expected qb).
+        return a, b, float(rho * qa + (1 - rho) * qb - qa)
+    lo, hi = (1, 6) if metric == "rouge1" else (50, 200)
+    shared = rng.beta(float(rng.uniform(lo, hi)), float(rng.uniform(lo, hi)), n)  # the item's own difficulty
+    (a1, a2), (b1, b2) = rng.uniform(lo, hi, 2), rng.uniform(lo, hi, 2)
+    w = float(rng.uniform(0, 0.9))
+    a = w * shared + (1 - w) * rng.beta(a1, a2, n)
+    b = w * shared + (1 - w) * rng.beta(b1, b2, n)
+    return a, b, float((1 - w) * (b1 / (b1 + b2) - a1 / (a1 + a2)))
+
+
+def paired_main(args: argparse.Namespace) -> None:
+    """Coverage of the paired-difference intervals of `analyze compare` / `cot` / `robustness`."""
+    import tempfile
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/analyses/runs.py writes the run folders
+    from climedbench.analyses.paired import paired_comparison
+    from climedbench.analyses.runs import load_run
+    from tests.analyses.runs import make_run
+
+    rng = np.random.default_rng(args.seed)
+    suite = load_suite()
+    hits: dict[tuple[str, tuple[int, int]], list[bool]] = defaultdict(list)
+    overall_hits: list[bool] = []
+    zero = figures = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for rep in range(args.reps):
+            rows_a, rows_b, truth = [], [], {}
+            for t in suite.tasks:
+                n = int(rng.choice(N_CHOICES))
+                a, b, d = paired_scores(rng, t.metric, n)
+                truth[t.code] = d
+                for i in range(n):
+                    rows_a.append({"task": t.code, "id": f"{t.code}-{i}", "score": float(a[i])})
+                    rows_b.append({"task": t.code, "id": f"{t.code}-{i}", "score": float(b[i])})
+            ra = load_run(make_run(Path(tmp) / f"a{rep}", rows_a, model="a"))
+            rb = load_run(make_run(Path(tmp) / f"b{rep}", rows_b, model="b"))
+            result, _ = paired_comparison(ra, rb, seed=rep, replicates=1000)
+            for r in result:
+                if r.level == "task":
+                    band = next(bd for bd in BANDS if bd[0] <= r.n <= bd[1])
+                    inside = r.lower - 1e-6 <= truth[r.key] * 100 <= r.upper + 1e-6
+                    hits[(suite.task(r.key).metric, band)].append(inside)
+                    figures += 1
+                    zero += r.upper == r.lower
+                elif r.level == "overall":
+                    overall_hits.append(r.lower <= float(np.mean(list(truth.values()))) * 100 <= r.upper)
+    print(f"{args.reps} simulated pairs of runs × {len(suite.tasks)} tasks (paired differences; simulated data)\n")
+    print(f"{'metric':<13} " + "  ".join(f"n {lo}-{hi}".rjust(9) for lo, hi in BANDS))
+    worst = 1.0
+    for kind in ("accuracy", "kendall_tau", "rouge1", "similarity"):
+        cells = []
+        for band in BANDS:
+            v = hits[(kind, band)]
+            cov = float(np.mean(v)) if v else float("nan")
+            worst = min(worst, cov)
+            cells.append(f"{cov:9.3f}")
+        print(f"{kind:<13} " + "  ".join(cells))
+    per_task = float(np.mean([h for v in hits.values() for h in v]))
+    overall_cov = float(np.mean(overall_hits))
+    print(f"\nper-task coverage, all n: {per_task:.3f} (lowest cell {worst:.3f})")
+    print(f"overall-difference coverage: {overall_cov:.3f}")
+    print(f"zero-width task intervals: {zero} of {figures}")
+    ok = worst >= 0.93 and overall_cov >= 0.93 and zero == 0
+    print("PASS" if ok else "FAIL", "(targets: ≥ 0.93 in every cell and overall; no zero-width interval)")
+    sys.exit(0 if ok else 1)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--reps", type=int, default=400)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--paired", action="store_true", help="Paired differences of two runs (the analyses).")
     args = ap.parse_args()
+    if args.paired:
+        paired_main(args)
+        return
     rng = np.random.default_rng(args.seed)
     suite = load_suite()
     hits: dict[tuple[str, tuple[int, int]], list[bool]] = defaultdict(list)

@@ -1,6 +1,9 @@
 """Paired comparisons, CoT, compare and ranks on constructed runs."""
 
+import math
+
 import pytest
+from scipy import stats
 
 from climedbench.analyses.compare import analyze_compare, analyze_ranks
 from climedbench.analyses.cot import analyze_cot
@@ -56,10 +59,26 @@ def test_graded_scores_use_wilcoxon_and_errors_are_left_out(tmp_path):
     b_rows[0]["error"] = "HTTP 500"
     a = load_run(make_run(tmp_path / "a", a_rows))
     b = load_run(make_run(tmp_path / "b", b_rows))
-    (row,), _ = paired_comparison(a, b, replicates=200)
+    (row,), _ = paired_comparison(a, b, replicates=40000)
     assert row.test == "Wilcoxon signed-rank" and row.n == 19 and row.dropped == 1
-    assert row.difference == pytest.approx(40.0) and row.lower == pytest.approx(40.0)
+    assert row.difference == pytest.approx(40.0)
+    # Nineteen identical differences do not make a zero-width interval: the shrunk-t interval of the differences on
+    # τ's range [-2, 2] (rescaled to [0, 1]: every value 0.6), derived here by hand from its definition.
+    n, y = 19, 0.6
+    m_adj = (n * y + 0.5) / (n + 1)
+    se = math.sqrt((2 * m_adj * (1 - m_adj)) / (n - 1 + 2) / n)
+    half = 400 * stats.t.ppf(0.975, n + 1) * se  # ×4 back to τ, ×100 to points
+    assert row.lower == pytest.approx(40 - half, abs=1.0) and row.upper == pytest.approx(40 + half, abs=1.0)
+    assert 0 < row.lower < 40 < row.upper
     assert row.p < 0.001
+
+
+def test_no_paired_interval_is_falsely_certain_with_few_items(tmp_path):
+    # Two items, both wrong in both runs: the difference is 0 but the data cannot rule out ±several points.
+    a = load_run(make_run(tmp_path / "a", rows("BKT", BKT[:2], [])))
+    b = load_run(make_run(tmp_path / "b", rows("BKT", BKT[:2], [])))
+    (row,), _ = paired_comparison(a, b, replicates=2000, seed=3)
+    assert row.difference == 0 and row.lower < -10 and row.upper > 10
 
 
 def test_cot_analysis_table_prompt_lengths_and_order(tmp_path):

@@ -2,7 +2,7 @@
 
 Each run's answered items are sorted by the length of their input (characters of the item text, as
 `input_chars` in samples.jsonl) and cut into `segments` groups of (almost) equal size, 1 = shortest.
-Per segment: the mean item score ×100 with a bootstrap interval. Segments mix tasks, and long inputs
+Per segment: the mean item score ×100 with the bounded-mean (shrunk-t) interval. Segments mix tasks, and long inputs
 come from a few tasks (the in-hospital records), so the trend is tested twice: the slope of item score
 on log2(length) pooled (what the figure shows), and within tasks (one intercept per task), which is the
 one that says whether length itself matters. Slopes are points per doubling of the input, with

@@ -8,8 +8,18 @@ bootstrap (the same resampled items for both runs). The test:
 - other mean tasks (Kendall's τ, ROUGE, similarity): Wilcoxon signed-rank on the item differences;
 - corpus-level aggregations (F1, BLEU): the paired bootstrap's two-sided p-value.
 
-A group's and the overall difference are plain means of the task differences (the suite's own roll-up),
-with intervals and p-values from the same replicates. p_holm adjusts every row of one comparison
+The interval of a task's difference must not be falsely certain with few items (a plain paired bootstrap gives
+[0, 0] for two items both runs got wrong). So, for item-mean tasks, it comes from draws that keep a prior's
+worth of doubt, as the task intervals of results.json do (metrics/intervals.py):
+
+- accuracy-like tasks: the posterior of P(only B right) − P(only A right) under a Dirichlet(½, ½, ½, ½) prior on
+  the four agreement cells (both right, only A, only B, neither);
+- graded mean tasks: the variance-shrunk t interval of the mean item difference on its bounded range;
+- corpus-level aggregations: the paired bootstrap.
+
+`benchmarks/interval_coverage.py --paired` measures their coverage by simulation. A group's and the overall
+difference are plain means of the task differences (the suite's own roll-up), with intervals and p-values from
+the same per-task draws. p_holm adjusts every row of one comparison
 together (Holm), so a claim about any row is controlled for the others.
 """
 
@@ -31,7 +41,9 @@ from climedbench.analyses.stats import (
     wilcoxon_p,
 )
 from climedbench.core.suite import Suite, Task
+from climedbench.metrics import intervals
 from climedbench.metrics.aggregations import get_aggregation
+from climedbench.metrics.item import get_metric
 
 
 @dataclass
@@ -76,6 +88,10 @@ class TaskPair:
     reps_a: np.ndarray
     reps_b: np.ndarray
     dropped: int
+    # Draws of B − A behind the interval (see the module docstring); replicates of the same resample for
+    # corpus-level aggregations.
+    diff_draws: np.ndarray
+    diff_method: str
 
 
 def task_pair(task: Task, a: Run, b: Run, rng: np.random.Generator, replicates: int,
@@ -97,9 +113,26 @@ def task_pair(task: Task, a: Run, b: Run, rng: np.random.Generator, replicates: 
     k = va.shape[1]
     reps_a = np.asarray(agg.value(sums[:, :k], n, task), dtype=float)
     reps_b = np.asarray(agg.value(sums[:, k:], n, task), dtype=float)
-    return TaskPair(task, shared, np.asarray([sa[u].score for u in shared]), np.asarray([sb[u].score for u in shared]),
+    scores_a = np.asarray([sa[u].score for u in shared], dtype=float)
+    scores_b = np.asarray([sb[u].score for u in shared], dtype=float)
+    draws, method = difference_draws(task, scores_a, scores_b, reps_b - reps_a, replicates, rng)
+    return TaskPair(task, shared, scores_a, scores_b,
                     float(agg.value(va.sum(axis=0), n, task)), float(agg.value(vb.sum(axis=0), n, task)),
-                    reps_a, reps_b, dropped)
+                    reps_a, reps_b, dropped, draws, method)
+
+
+def difference_draws(task: Task, a: np.ndarray, b: np.ndarray, bootstrap: np.ndarray, size: int,
+                     rng: np.random.Generator) -> tuple[np.ndarray, str]:
+    """Draws of the paired difference B − A of one task's figure, and the method's name."""
+    if task.aggregation != "mean":
+        return bootstrap, "paired bootstrap"
+    if np.isin(a, (0.0, 1.0)).all() and np.isin(b, (0.0, 1.0)).all():
+        cells = [np.sum((a == 1) & (b == 1)), np.sum((a == 1) & (b == 0)), np.sum((a == 0) & (b == 1)),
+                 np.sum((a == 0) & (b == 0))]
+        p = rng.dirichlet(np.asarray(cells, dtype=float) + 0.5, size)
+        return p[:, 2] - p[:, 1], "Dirichlet(½) posterior of the discordant cells"
+    width = 2.0 if get_metric(task.metric).scale == "signed" else 1.0
+    return intervals.graded_draws(b - a, -width, width, size, rng), "shrunk-t of item differences"
 
 
 def _task_test(pair: TaskPair) -> tuple[float, str, int | None, int | None]:
@@ -131,7 +164,7 @@ def paired_comparison(a: Run, b: Run, tasks: list[str] | None = None, *, seed: i
             continue
         pairs[code] = pair
         p, test, a_only, b_only = _task_test(pair)
-        lo, hi = percentile_ci(pair.reps_b - pair.reps_a)
+        lo, hi = percentile_ci(pair.diff_draws)
         rows.append(PairedRow(code, "task", len(pair.uids), _r(pair.point_a), _r(pair.point_b),
                               _r(pair.point_b - pair.point_a), _r(lo), _r(hi), p, test, None, a_only, b_only,
                               pair.dropped))
@@ -150,10 +183,10 @@ def _combined(key: str, level: str, parts: list[TaskPair]) -> PairedRow:
     """A plain mean over tasks of both runs' figures; interval and p from the replicates."""
     a = float(np.mean([p.point_a for p in parts]))
     b = float(np.mean([p.point_b for p in parts]))
-    diff = np.mean([p.reps_b - p.reps_a for p in parts], axis=0)
+    diff = np.mean([p.diff_draws for p in parts], axis=0)
     lo, hi = percentile_ci(diff)
     return PairedRow(key, level, sum(len(p.uids) for p in parts), _r(a), _r(b), _r(b - a), _r(lo), _r(hi),
-                     bootstrap_p(diff), "paired bootstrap (mean of tasks)", None, None, None,
+                     bootstrap_p(diff), "mean of task draws", None, None, None,
                      sum(p.dropped for p in parts))
 
 
