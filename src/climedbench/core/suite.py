@@ -383,7 +383,8 @@ def _bundled(name: str) -> Suite:
 def parse_suite(text: str, where: str, *, source: str = "", root: str | None = None) -> Suite:
     """Parse and check a suite YAML; errors name the file and the field."""
     try:
-        raw = yaml.safe_load(text)
+        # libyaml's loader when PyYAML has it: 0.17 s → 0.02 s for the two bundled suites (`climedbench list`).
+        raw = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError as e:
         raise ConfigError(f"{where}: not valid YAML: {e}") from e
     if not isinstance(raw, dict):

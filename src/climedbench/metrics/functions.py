@@ -12,8 +12,6 @@ from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any, Literal
 
-from scipy.stats import kendalltau
-
 Tokenizer = Literal["jieba", "char"]
 
 # Punctuation and symbols that are not words for ROUGE (ASCII and CJK).
@@ -31,6 +29,8 @@ def kendall_tau(predicted: str | None, gold: str) -> float:
     """Kendall's τ between a predicted and the gold order; 0 when the prediction is not a permutation."""
     if predicted is None or sorted(predicted) != sorted(gold) or len(gold) < 2:
         return 0.0
+    from scipy.stats import kendalltau  # scipy.stats takes ~0.6 s to import: only when a τ is computed
+
     rank = {letter: i for i, letter in enumerate(predicted)}
     tau = kendalltau(list(range(len(gold))), [rank[letter] for letter in gold]).statistic
     return float(tau)

@@ -22,7 +22,6 @@ for accuracies, t draws for graded means, bootstrap replicates for corpus aggreg
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 LEVEL = 0.95
 PSEUDO = 2.0  # pseudo-observations of the worst-case variance in the graded interval
@@ -30,6 +29,8 @@ PSEUDO = 2.0  # pseudo-observations of the worst-case variance in the graded int
 
 def jeffreys(x: float, n: int, level: float = LEVEL) -> tuple[float, float]:
     """Jeffreys interval for x successes in n trials (0 and n get the one-sided end at 0 or 1)."""
+    from scipy import stats  # imported on use: scipy.stats costs ~0.6 s, too much for `climedbench list`
+
     a = (1 - level) / 2
     lo = 0.0 if x <= 0 else float(stats.beta.ppf(a, x + 0.5, n - x + 0.5))
     hi = 1.0 if x >= n else float(stats.beta.ppf(1 - a, x + 0.5, n - x + 0.5))
@@ -53,6 +54,8 @@ def _shrunk(y: np.ndarray) -> tuple[float, float, float]:
 
 def graded(scores: np.ndarray, low: float, high: float, level: float = LEVEL) -> tuple[float, float]:
     """Interval for the mean of scores bounded in [low, high] (see the module docstring)."""
+    from scipy import stats
+
     w = high - low
     m, se, df = _shrunk((np.asarray(scores, dtype=np.float64) - low) / w)
     h = float(stats.t.ppf(0.5 + level / 2, df)) * se

@@ -10,7 +10,6 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from climedbench.aggregate import from_published
 from climedbench.core.registry import METRICS
 from climedbench.core.suite import Suite
 from climedbench.core.types import Figure, Results
@@ -154,6 +153,8 @@ def read_published_csv(path: str | Path, suite: Suite, *, source: str | None = N
                 scores[code] = x
             if model in out:
                 raise DataError(f"{p}:{line}: model {model!r} appears twice")
+            from climedbench.aggregate import from_published  # numpy and the metrics: not for `list`
+
             tasks, groups, overall = from_published(scores, suite)
             meta = {k: (row.get(k) or "").strip() for k in header if k.strip().lower() in meta_columns}
             out[model] = Results(model=model, suite=suite.suite, suite_version=suite.version, tasks=tasks,
