@@ -29,6 +29,7 @@ def _accuracy(name: str) -> tuple[float, list[str]]:
     ("extraction_blind.jsonl", 0.96),    # blind at first (91.9%), then its misses were studied too
     ("extraction_final.jsonl", 0.96),    # blind at first (89.4%), then its misses were studied too
     ("extraction_v5.jsonl", 0.96),       # blind at first (89.3%), then its misses were studied too
+    ("extraction_v6.jsonl", 0.96),       # blind at first (91.5%), then its misses were studied too
 ])
 def test_extraction_accuracy_on_realistic_responses(name, floor):
     acc, wrong = _accuracy(name)
@@ -92,6 +93,37 @@ def test_hedges_contradictions_and_invented_questions():
                           option_texts={"A": "SIADH", "E": "Hypothyroidism"}).answer is None
 
 
+def test_answer_lines_notes_and_json():
+    opts = "ABCDE"
+    assert extract_choice("……典型表现。\n\n答案 → B", opts).answer == "B"
+    assert extract_choice("Unopposed estrogen is the major risk factor. ✅ C", "ABCD").answer == "C"
+    assert extract_choice("主要病原体是EV71和柯萨奇病毒A16型。\n\nB", opts).answer == "B"
+    assert extract_choice("Doxycycline if allergic.\n\ncorrect answer - B", opts).answer == "B"
+    assert extract_choice("Normal AG acidosis.\n\nAnswer — B", opts).answer == "B"
+    assert extract_choice("Boot-shaped heart is TOF.\n\nHence, option B.", opts).answer == "B"
+    assert extract_choice("答案：C。\n\n（注：若题目问“金标准”，则应选E。）", opts).answer == "C"
+    assert extract_choice("答案：B。等等，应该修正为A。", opts).answer == "A"
+    assert extract_choice("都可以排除。\n\n剩下的就是C。", opts).answer == "C"
+    assert extract_choice('{"answer": "A", "reason": "诊断明确，应尽早手术。"}', opts).answer == "A"
+    assert extract_choice("Answer: B.\n\nOther options:\nA – tear\nC – varices", opts).answer == "B"
+    assert extract_choice("A、B、C", opts, multi=True).answer == "ABC"
+    assert extract_choice("题目问的是无创检查：\n\nA、B、C", opts, multi=True).answer == "ABC"
+    assert extract_choice("So the answer is options A, B, and C.", opts, multi=True).answer == "ABC"
+    assert extract_choice("除了E，其余都对。", opts, multi=True).answer == "ABCD"
+    assert extract_choice("我觉得应该选择ABCD，但也不排除E。", opts, multi=True).answer is None
+    drugs = {"A": "阿司匹林", "B": "布洛芬", "C": "对乙酰氨基酚", "D": "双氯芬酸钠", "E": "吲哚美辛"}
+    assert extract_choice("患儿3个月大，因此选择对乙酰氨基酚。阿司匹林可能引起Reye综合征，儿童禁用。", opts,
+                          option_texts=drugs).answer == "C"
+    strep = {"A": "A群β溶血性链球菌", "B": "肺炎链球菌", "C": "金黄色葡萄球菌", "D": "流感嗜血杆菌", "E": "腺病毒"}
+    assert extract_choice("病原体是A组β型溶血性链球菌。", opts, option_texts=strep).answer == "A"
+    tft = {"A": "Increased TSH, decreased free T4", "D": "Decreased TSH, decreased free T4"}
+    assert extract_choice('Among the options, the best fit is "Decreased TSH, decreased free T4".', "AD",
+                          option_texts=tft).answer == "D"
+    assert extract_choice("None of the listed options are ideal; glucocorticoids would be best.", opts).answer is None
+    assert extract_choice("It's hard to know for sure without a biopsy.", opts,
+                          option_texts={"A": "Prostate cancer", "C": "Prostatitis"}).answer is None
+
+
 def test_answers_named_by_option_text():
     texts = {"A": "血红蛋白降低", "B": "血清铁降低", "C": "血清铁蛋白降低", "D": "总铁结合力升高", "E": "红细胞平均体积减小"}
     echoed = "选项分析：\n" + "\n".join(f"{k}. {v}——……" for k, v in texts.items()) + "\n\n最可靠的指标是血清铁蛋白降低。"
@@ -132,6 +164,15 @@ def test_orders_corrected_numbered_partial_and_by_text():
                          "Circulation with hemorrhage control → Disability → Exposure", "ABCDE", atls).answer == "CABDE"
 
 
+def test_orders_in_json_slashes_and_unfinished():
+    assert extract_order('{"order": ["E", "B", "C", "D", "A"]}', "ABCDE").answer == "EBCDA"
+    assert extract_order("答案是 C/B/E/A/D", "ABCDE").answer == "CBEAD"
+    assert extract_order("具体顺序：\n1. D X线检查\n2. E 麻醉\n3.", "ABCDE").answer is None
+    assert extract_order("答案：D→E→A→B→C\n\n答案：B→D→E→A→C", "ABCDE").answer is None
+    assert extract_order("如果除颤器在身边，应B→C→E→A→D；否则C→B→E→A→D。两种顺序都可以。", "ABCDE").answer is None
+    assert extract_order("B和C的先后可以互换，顺序为B/C→D→A。", "ABCD").answer is None
+
+
 def test_yes_no_labels():
     yn = ("yes", "no")
     assert extract_label("答案：是\n\n两药合用可致严重低血压。", yn).answer == "yes"
@@ -139,6 +180,8 @@ def test_yes_no_labels():
     assert extract_label("Yes. The study shows benefit.\n\nIn conclusion, no, it does not.", ("yes", "no", "maybe")
                          ).answer is None
     assert extract_label("It depends on the dose; there may be no meaningful interaction.", yn).answer is None
+    assert extract_label("A) yes\nB) no\nC) maybe\n\nThe correct answer is B) no.", ("yes", "no", "maybe")).answer == "no"
+    assert extract_label("No, I don't think so. Actually — yes. Rifampin induces CYP3A4.", yn).answer == "yes"
 
 
 def test_multi_and_order():

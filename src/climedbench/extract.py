@@ -114,20 +114,23 @@ def clean_response(text: str) -> str | None:
 # Phrases that introduce an answer; the letter(s) follow within a few characters.
 _MARKERS_ZH = (
     r"最终答案|最后答案|正确答案|参考答案|标准答案|本题答案|(?<![错误考])答案|正确选项|最佳选项|最佳答案|正确的选项|"
-    r"正确的是|正确的为|正确的有|正确项|答(?=\s*[:：])|剩下|剩余|只剩|对应选项|对应|我的回答|回答|我选的|"
+    r"正确的是|正确的为|正确的有|正确项|答(?=\s*[:：])|剩下的?|剩余的?|只剩|修正为|更正为|改选|对应选项|对应|我的回答|回答|我选的|"
     r"(?:错误|不正确|不恰当|不妥)的(?:是|为)|最(?:恰当|合适|佳|准确|可能|正确)的[^。\n，,A-Z]{0,12}?(?:是|为)|"
     r"故本题选|本题选|故选|应选|当选|可选|选择|选用|应用|宜用|选项应为|选项为|首选|应首选|维持|坚持|而是|即为|即|"
     r"(?:综上所述|综上|因此|所以|因而|故而|故)[^A-Z\n。]{0,14}?(?:选|是|为|在于)|"
-    r"(?<![不未误])选(?!项)|应为|应该是|应是|结论"
+    r"(?<![不未误])选(?!项)|应为|应该是|应是|结论|"
+    # "选项C。" standing as its own sentence.
+    r"(?:^|(?<=[。\n:：]))\s*选项(?=\s*[A-Z]\s*[。.!！]?\s*(?:\n|$))"
 )
 _MARKERS_EN = (
     r"final answer|the(?: [a-z\-]+){0,3} answer(?: choice)? (?:is|would be|should be)|(?<![a-z] )\banswer is|"
     r"\bso\s*[:：]|"
     r"the (?:best|most (?:likely|appropriate)|correct|right|first)(?: [a-z\-]+){0,3} (?:is|would be)|"
     r"(?:corresponds? to|matches|consistent with)(?: option)?|"
-    r"correct (?:option|choice|answer)s?(?: (?:is|are|would be)|\s*[:=])|answer\s*[:=]|answer(?=\s*\n)|"
+    r"correct (?:option|choice|answer)s?(?: (?:is|are|would be)|\s*[:=]|(?=\s*[-—–]\s*[A-Z]\b))|answer\"?\s*[:=]|"
+    r"answer(?=\s*\n)|answer(?=\s*[-—–]+\s*[A-Z]\b)|"
     r"(?:i|i'd|i’d|i would|i will|i'll|we) (?:would |will )?(?:choose|select|pick|go with)|"
-    r"(?:choose|select|pick|go with)"
+    r"(?:choose|select|pick|go with)|\b(?:hence|thus|therefore)[,:]?\s*(?=options?\b|\(?[A-Z]\b)"
 )
 _LETTER = r"[A-Z]"
 # A letter that stands alone: not part of a word, abbreviation, vitamin, blood group, ultrasound ...
@@ -146,7 +149,7 @@ _SEPARATED = rf"(?:(?:{_JOIN}|{_BRACKET_JOIN}){_LETTER}{_PAREN}?)+"
 _LETTER_RUN = (rf"{_NOT_BEFORE}{_OPEN}?\s*({_LETTER}{_PAREN}?(?:{_LETTER}+|{_SEPARATED})?)"
                rf"[ \t]*{_CLOSE}?{_NOT_AFTER}")
 _AFTER_MARKER = (r"(?:是|为|有|包括|应为|应该是|就是|还是|仍是|仍然是|应修正为|修正为|更正为|改为|选项|选|项|"
-                 r"[:：=]|】|\]|(?i:option|is|would be)|\s)*")
+                 r"[:：=]|】|\]|→|->|—|–|-(?!\s*\d)|\"|(?i:options?|is|would be)|\s)*")
 # Case-insensitive only where English words are matched: option letters are capitals.
 _MARKER_RE = re.compile(rf"(?:{_MARKERS_ZH}|(?i:{_MARKERS_EN}))\s*{_AFTER_MARKER}\s*{_LETTER_RUN}")
 # "B 正确", "选项B是正确的", "B项最合适", "ABC均正确", "只有D符合题意", "option B is correct"
@@ -160,15 +163,16 @@ _EXCEPT_RE = re.compile(
     rf"除(?:了)?\s*{_LETTER_RUN}\s*(?:以)?外[^。\n]{{0,10}}?(?:均|都|全)\s*(?:是)?\s*"
     r"(错误|不正确|不对|错|正确|对|符合)|"
     # "除E外，其余选项均为肝硬化失代偿期的表现": the others are what the question asks for.
-    rf"除(?:了)?\s*{_LETTER_RUN}\s*(?:以)?外\s*[,，]?\s*(?:其余|其他|其它)(?:选项|各项|几项)?\s*(?:均|都|皆)\s*(为|是|属于)",
+    rf"除(?:了)?\s*{_LETTER_RUN}\s*(?:以)?外?\s*[,，]?\s*(?:其余|其他|其它)(?:选项|各项|几项)?\s*(?:均|都|皆)\s*"
+    r"(为|是|属于|对|正确)",
 )
 # "答案是b": a lower-case letter counts only right after a Chinese answer marker.
 _LOWER_SINGLE = re.compile(
     r"(?:答案|正确答案|(?<![不未])选)\s*(?:是|为|应为|[:：])?\s*([a-z])(?![A-Za-z0-9])|"
     # "the answer is b." / "option (c)" / "go with d": a lower-case letter closed by punctuation or the end,
     # so that "the answer is a fracture" (an article) is not read as A.
-    r"(?i:(?:final answer|answer(?: is| would be| should be)?|option|choice|go with|choose|select|pick))\s*[:=]?\s*"
-    r"[(\[]?\s*(?-i:([a-z]))\s*[)\]]?(?=\s*(?:[.,;:!。，；]|$))"
+    r"(?i:(?:final answer|answer(?: is| would be| should be)?|option|choice|go with|choose|select|pick))\b"
+    r"(?:\s*[:=]\s*|\s+|(?=[(\[]))[(\[]?\s*(?-i:([a-z]))\s*[)\]]?(?=\s*(?:[.,;:!。，；]|$))"
 )
 # "A. …\nB. …\nC. …\n\n以上三项均为……": the listed options, when the count agrees.
 _COUNT_WORDS = {"二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8}
@@ -210,29 +214,34 @@ _STANDALONE_START = re.compile(
 )
 # "..., so A." / "Give IV dextrose: D." — a letter closing the response.
 _TRAILING = re.compile(
-    rf"(?:(?:[:：]|\b(?:so|therefore|thus|hence)[,:]?|的是|的为|在于)\s*{_OPEN}?\s*({_LETTER}){_CLOSE}?|"
+    rf"(?:(?:[:：]|\b(?:so|therefore|thus|hence)[,:]?|的是|的为|在于|[✅✔✓☑]\uFE0F?)\s*{_OPEN}?\s*({_LETTER}){_CLOSE}?|"
     rf"[(（]\s*({_LETTER})\s*[)）])\s*[.。!！]?\s*$", re.I
+)
+_LAST_LINE_LETTERS = re.compile(
+    rf"(?:^|\n)[ \t]*(?:[✅✔✓☑]\uFE0F?|[-—–→:：]+)?[ \t]*{_OPEN}?\s*({_LETTER}(?:{_LETTER}+|{_SEPARATED})?)"
+    rf"[ \t]*{_CLOSE}?[ \t]*[.。!！]?[ \t]*$"
 )
 _ECHOED_LABELS = re.compile(rf"(?:^|\s){_LETTER}\s*[.、:：)]")
 _HEDGE = re.compile(
     r"无法(?:确定|判断|回答|提供|给出)|不能(?:确定|判断)|都有可能|均有可能|需要进一步|均可|都可以|不确定|"
     r"作为(?:一个)?(?:AI|人工智能)|(?:cannot|can't|can not|unable to) (?:determine|answer|provide|give|make|diagnose)|"
-    r"not sure|unable to|I'?m not a (?:doctor|physician)|"
+    r"not sure|unable to|not able to (?:give|provide|determine)|hard to (?:know|say|tell)|"
+    r"I'?m not a (?:doctor|physician)|"
     r"以上(?:选项|答案|各项)?(?:均|都|皆)不(?:完全)?(?:正确|对|准确|合适|恰当)|"
-    r"none of the (?:options|choices|answers) (?:is|are) (?:fully |entirely |completely )?"
-    r"(?:correct|right|appropriate)",
+    r"none of the (?:listed |given |above )?(?:options|choices|answers) (?:is|are) (?:fully |entirely |completely )?"
+    r"(?:correct|right|appropriate|ideal)",
     re.I,
 )
 # Hedges about the answer itself: they cancel an answer stated before them.
 _ANSWER_HEDGE = re.compile(
-    r"无法确定(?:唯一)?(?:的)?答案|都说得通|均说得通|都可以选|均可选|无法作答|不能确定答案|"
+    r"无法确定(?:唯一)?(?:的)?答案|都说得通|均说得通|都可以选|均可选|无法作答|不能确定答案|也?不排除|"
     r"(?i:cannot determine (?:a|the|one) (?:single )?answer)"
 )
 _TENTATIVE = re.compile(r"(?:可能|也许|或许|大概|是不是|(?i:maybe|possibly|perhaps))\s*(?:是|选|为|应该)?\s*$")
 _ALSO = re.compile(r"\s*(?:也|亦|同样|(?i:also|as well|too)\b)")
 # A response cut off in the middle of its option-by-option analysis ("…\nB. 急性前壁心肌梗死：").
 _TRUNCATED_TAIL = re.compile(rf"(?:^|\n)[ \t]*{_OPEN}?{_LETTER}{_CLOSE}?\s*[.、:：)][^\n]*(?:[:：,，、(（]|—|-|–)\s*$")
-_CONDITIONAL = re.compile(r"如果|若是|假如|倘若|(?i:\bif\b)")
+_CONDITIONAL = re.compile(r"如果|若是|假如|倘若|(?<!倘)若(?!干)|(?i:\bif\b)")
 # A clause that only offers its letter as a possibility ("可以选择A", "可能需要选择E", "it could be B"); not the
 # superlative "最可能的诊断是A".
 _CLAUSE_TENTATIVE = re.compile(
@@ -286,8 +295,9 @@ def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None) -
             return  # a word or abbreviation (CT, ACEI, MRI), not a list of options
         end = pos + 2
         clause = re.split(r"[,，;；。\n]", text[max(0, pos - 30):pos])[-1]
+        sentence = re.split(r"[。\n]", text[max(0, pos - 40):pos])[-1]
         tentative = bool(_TENTATIVE.search(text[max(0, pos - 6):pos]) or _QUESTIONED.match(text[end:])
-                         or _CONDITIONAL.search(clause) or _CLAUSE_TENTATIVE.search(clause))
+                         or _CONDITIONAL.search(sentence) or _CLAUSE_TENTATIVE.search(clause))
         hits.append((pos, letters, tentative))
 
     for m in _MARKER_RE.finditer(text):
@@ -404,6 +414,10 @@ def _listed(text: str, multi: bool) -> tuple[int, list[str], bool] | None:
 
 _ANSWER_VERB = re.compile(r"(?:首选|应选|选择|选用|应用|改用|答案是|答案为|诊断为|考虑为|应为|是|为|用|is|be)\s*$",
                           re.I)
+# Verbs that choose (not merely describe: "原则为早期、联合……" is no choice of 早期).
+_CHOOSING_VERB = re.compile(
+    r"(?:首选|应选|选择|选用|改用|答案是|答案为|答案[:：]|诊断为|(?i:answer is|answer:|choose|select))\s*$"
+)
 _NEGATED_CLAUSE = re.compile(r"不正确|错误|不宜|不应|禁用|排除|不是|不能|(?i:\bnot\b|incorrect|wrong)")
 
 
@@ -450,15 +464,44 @@ def _option_forms(text: str) -> list[str]:
     return [t] if not bare or bare == t else [t, bare]
 
 
+def _distinctive(text: str, others: list[str]) -> str:
+    """An option's text without what it shares with the other options (runs of 2+ characters, for Chinese; words,
+    for English): 'A群β溶血性链球菌' beside '肺炎链球菌' → 'A群β溶血性'."""
+    if re.search(r"[a-z]{3}", text.lower()):
+        common = {w for o in others for w in _words(o)}
+        return " ".join(w for w in _words(text) if w not in common)
+    from difflib import SequenceMatcher
+
+    keep = [True] * len(text)
+    for other in others:
+        for bl in SequenceMatcher(None, text, other, autojunk=False).get_matching_blocks():
+            if bl.size >= 2:
+                keep[bl.a:bl.a + bl.size] = [False] * bl.size
+    return "".join(ch for ch, k in zip(text, keep, strict=True) if k)
+
+
 def _fuzzy_named(sentence: str, option_texts: dict[str, str]) -> str | None:
-    """The one option a sentence names in other words: coverage ≥ 0.6 and 0.25 above every other option."""
-    scores = sorted(((max(_coverage(f, sentence) for f in _option_forms(v)), k) for k, v in option_texts.items()
-                     if v and v.strip()), reverse=True)
-    if not scores or scores[0][0] < 0.6:
+    """The one option a sentence names in other words. An option is a candidate when the sentence covers ≥ 0.6 of
+    its text (or of its distinctive part, what no other option shares) and says something of that distinctive
+    part; one candidate wins, or the best by 0.25."""
+    cands: list[tuple[float, str]] = []
+    for k, v in option_texts.items():
+        if not v or not v.strip():
+            continue
+        others = [o for j, o in option_texts.items() if j != k and o]
+        best = 0.0
+        for form in _option_forms(v):
+            own = _distinctive(form, others)
+            mine = _coverage(own, sentence) if len(_fold(own)) >= 2 else None
+            if mine == 0.0:
+                continue  # nothing of what sets this option apart is said
+            best = max(best, _coverage(form, sentence), mine or 0.0)
+        if best >= 0.6:
+            cands.append((best, k))
+    cands.sort(reverse=True)
+    if not cands or (len(cands) > 1 and cands[0][0] - cands[1][0] < 0.25):
         return None
-    if len(scores) > 1 and scores[0][0] - scores[1][0] < 0.25:
-        return None
-    return scores[0][1]
+    return cands[0][1]
 
 
 _EXCEPTION_CLAUSE = re.compile(r"不包括|不属于|不包含|除外|例外|(?i:\bexcept\b|\bnot (?:a|an|one of)\b)")
@@ -468,18 +511,28 @@ def _by_option_text(text: str, option_texts: dict[str, str], multi: bool = False
     """The option(s) whose text the conclusion names: the last sentence naming any option, read clause
     by clause, skipping clauses that reject what they name; an option named in other words counts when it is
     the only one the sentence covers well (see `_fuzzy_named`)."""
-    norm = {k: re.sub(r"\s+", "", v.translate(_FULLWIDTH_TABLE)).rstrip("。.;；").lower()
+    norm = {k: re.sub(r"[\s,，\"'“”]+", "", v.translate(_FULLWIDTH_TABLE)).rstrip("。.;；").lower()
             for k, v in option_texts.items() if v and v.strip()}
     norm = {k: v for k, v in norm.items() if len(v) >= 2 and "…" not in v and "..." not in v}
     if not norm:
         return None
-    for sentence in reversed(re.split(r"[。！？!?\n]|\.(?=\s|$)", text)):
+    sentences = re.split(r"[。！？!?\n]|\.(?=\s|$)", text)
+    if not multi:
+        # An option named right after an answer verb ("因此选择对乙酰氨基酚") outranks later mentions in passing.
+        for sentence in reversed(sentences):
+            flat = re.sub(r"[\s,，\"'“”]+", "", sentence).lower()
+            chosen = {k for k, v in norm.items() if v in flat and _CHOOSING_VERB.search(flat[: flat.rindex(v)][-8:])}
+            chosen = {k for k in chosen if not any(k != o and norm[k] in norm[o] for o in chosen)}
+            if len(chosen) == 1 and not _NEGATED_CLAUSE.search(sentence):
+                return chosen.pop()
+    for sentence in reversed(sentences):
         if not sentence.strip():
             continue
         raw_clauses = re.split(r"[，,；;]", sentence)
         clauses = [c for c in raw_clauses if not _NEGATED_CLAUSE.search(c)]
-        flat = re.sub(r"\s+", "", "，".join(clauses)).lower()
-        named = {k for k, v in norm.items() if v in flat}
+        flat = re.sub(r"[\s\"'“”]+", "", "，".join(clauses)).lower()
+        bare = flat.replace("，", "").replace(",", "")
+        named = {k for k, v in norm.items() if v in bare}
         # A longer option text that contains a shorter one wins ("急性肾小球肾炎" over "肾炎").
         named = {k for k in named if not any(k != o and norm[k] in norm[o] for o in named)}
         if not named:
@@ -499,7 +552,7 @@ def _by_option_text(text: str, option_texts: dict[str, str], multi: bool = False
                     if _EXCEPTION_CLAUSE.search(c) and norm[k] in re.sub(r"\s+", "", c).lower()}
         if len(excepted) == 1:
             return excepted.pop()
-        chosen = {k for k in named if _ANSWER_VERB.search(flat[: flat.rindex(norm[k])][-6:])}
+        chosen = {k for k in named if _ANSWER_VERB.search(bare[: bare.rindex(norm[k])][-6:])}
         return chosen.pop() if len(chosen) == 1 else None
     return None
 
@@ -571,6 +624,11 @@ def extract_choice(response: str, options: str, *, multi: bool = False,
             letters = sorted(set(_letters_in(whole.group(1))))
             if letters and all(letter in valid for letter in letters):
                 return Extraction("".join(letters), "letters_only")
+    last = _LAST_LINE_LETTERS.search(text.rstrip())
+    if last and text.strip() != last.group(0).strip():
+        letters = sorted(set(_letters_in(last.group(1))))
+        if letters and all(x in valid for x in letters) and (multi or len(letters) == 1):
+            return Extraction("".join(letters), "last_line_letters")
     t = _TRAILING.search(text)
     if t and (t.group(1) or t.group(2)).upper() in valid:
         return Extraction((t.group(1) or t.group(2)).upper(), "trailing_letter")
@@ -589,7 +647,7 @@ def extract_choice(response: str, options: str, *, multi: bool = False,
 # ---------------------------------------------------------------------------------------------
 # Orders
 
-_ARROW_JOIN = r"(?:\s*(?:→|->|=>|⇒|—>|-+>|>|-|–|—|,|、|;|\s|然后|再|接着|之后|最后|(?i:and|then))+\s*)"
+_ARROW_JOIN = r"(?:\s*(?:→|->|=>|⇒|—>|-+>|>|-|–|—|,|、|;|/|\s|然后|再|接着|之后|最后|(?i:and|then))+\s*)"
 _ORDER_MARKER = re.compile(
     r"(?:最终答案|正确答案|答案|正确顺序|正确的顺序|顺序(?:应)?(?:为|是)|排序(?:为|是)?|排列(?:为|是)?|修正后|修正为|更正为|"
     r"改为|调整为|"
@@ -613,6 +671,12 @@ def _as_permutation(letters: list[str], valid: str) -> str | None:
 _CIRCLED = {chr(0x2460 + i): i + 1 for i in range(20)}  # ① … ⑳
 
 
+# Two orders offered as equally good: "两种顺序都可以", "either order is acceptable".
+_HEDGE_ORDERS = re.compile(r"都可以|均可|皆可|两种.{0,6}都|(?i:either (?:order|sequence)|both (?:orders|sequences))")
+# Steps said to be interchangeable: no single order is given ("B和C的先后可以互换").
+_INTERCHANGEABLE = re.compile(r"可以?互换|可互换|不分先后|先后均可|(?i:interchangeabl[ey]|in either order)")
+
+
 def _order_text(text: str) -> str:
     """Circled and bracketed step numbers written as '1)', step glosses in brackets and table pipes removed, so
     only numbers, letters and arrows remain."""
@@ -620,6 +684,7 @@ def _order_text(text: str) -> str:
     text = re.sub(r"[(\[]\s*(\d{1,2})\s*[)\]]", r" \1) ", text)  # "(1)E (2)B"
     text = re.sub(rf"{_OPEN}\s*({_LETTER})\s*{_CLOSE}", r" \1 ", text)  # "（B）（C）（A）"
     text = re.sub(_PAREN, " ", text)
+    text = re.sub(r"[\"'“”‘’]", " ", text)  # a JSON array: ["E", "B", "C"]
     return text.replace("|", "  ")
 
 
@@ -717,6 +782,10 @@ def extract_order(response: str, options: str, option_texts: dict[str, str] | No
         return Extraction(None, "unterminated_reasoning")
     text = _order_text(cleaned)
     valid = options.upper()
+    # Cut off in a numbered list ("…\n2. E 麻醉\n3."): the order was never finished.
+    if re.search(r"\n[ \t]*(?:\d+|[一二三四五六七八九十]+)\s*[.、)）]?\s*$", text.rstrip(" \t")) and \
+            not _ORDER_MARKER.search(text):
+        return Extraction(None, "truncated")
     candidates: list[tuple[int, str, list[str]]] = []
     for m in _ORDER_MARKER.finditer(text):
         seq = _sequence_at(text, m.end())
@@ -760,6 +829,14 @@ def extract_order(response: str, options: str, option_texts: dict[str, str] | No
     # An order after a marker ("答案：", "正确顺序为", "修正后") outranks lists in the explanation, which
     # often walk through the steps alphabetically; among equals the last one wins.
     full = [c for c in candidates if len(c[2]) == len(valid)]
+    orders = {"".join(c[2]) for c in full if _as_permutation(c[2], valid)}
+    if (len(orders) > 1 and _HEDGE_ORDERS.search(text)) or _INTERCHANGEABLE.search(text):
+        return Extraction(None, "hedge")
+    answered = [(p, "".join(q)) for p, m, q in full if m == "marker" and _as_permutation(q, valid)
+                and re.match(r"(?:最终答案|正确答案|答案|(?i:final answer|answer))", text[p:])]
+    for (p1, a), (p2, b) in itertools.pairwise(answered):
+        if a != b and not _CORRECTION.search(text, p1, p2 + 12):
+            return Extraction(None, "inconsistent")
     for wanted in (("marker",), ("letter_run", "numbered_list")):
         for _pos, method, seq in sorted(full, key=lambda c: c[0], reverse=True):
             order = _as_permutation(seq, valid) if method in wanted else None

@@ -55,7 +55,8 @@ EXTRACTORS.add("text", _text)
 # -- labels (yes/no/maybe, relation types, document classes) ----------------------------------------------
 
 _LABEL_MARKER = re.compile(
-    r"(?:final answer|the answer(?: to (?:the|this) question)? (?:is|would be|should be)|answer\s*[:：=]|"
+    r"(?:final answer|the (?:correct |final |best )?answer(?: to (?:the|this) question)? (?:is|would be|should be)|"
+    r"answer\s*[:：=]|"
     r"the (?:correct )?(?:label|category|class|relation(?: type)?) (?:is|would be)|label\s*[:：=]|"
     r"(?:relation|category|class)\s*[:：=]|最终答案|答案(?:是|为)?\s*[:：]?|结论(?:是|为)?\s*[:：]?)\s*",
     re.I,
@@ -64,6 +65,8 @@ _LABEL_HEDGE = re.compile(r"\b(?:cannot (?:determine|be determined|say)|unclear|
                           r"it depends|depends on)\b|无法确定|不能确定|视情况而定|取决于", re.I)
 # A Chinese yes/no right after an answer marker ("答案：是", "答案：否。").
 _ZH_YES_NO = re.compile(r"\s*(是|否|不是)(?=[\s。，,.!！;；]|$)")
+_LABEL_CORRECTION = re.compile(r"(?:\bactually|\bwait|on second thought|correction|不对|更正|纠正)\s*[,，:：—–\-]*\s*",
+                               re.I)
 # A concluding statement ("In conclusion, no, …", "Therefore, yes.").
 _CONCLUSION = re.compile(r"(?:in conclusion|in summary|therefore|thus|overall|综上|因此|所以)\s*[,，:：]?\s*", re.I)
 
@@ -99,8 +102,16 @@ def extract_label(response: str, labels: tuple[str, ...], aliases: dict[str, tup
     if not text.strip():
         return Extraction(None, "empty")
     mentions = _labels_at(text, labels, aliases)
+    # A correction names the answer: "No, I don't think so. Actually — yes."
+    corrected = [lab for c in _LABEL_CORRECTION.finditer(text) for pos, lab in mentions
+                 if c.end() <= pos <= c.end() + 3]
+    if corrected:
+        return Extraction(corrected[-1], "label_correction")
     for m in reversed(list(_LABEL_MARKER.finditer(text))):
-        after = [lab for pos, lab in mentions if m.end() <= pos <= m.end() + 3]
+        # "The correct answer is B) no": an option letter may stand before the label.
+        letter = re.match(r"\s*(?:\(?[A-Z][).:]\s*)?", text[m.end():])
+        start = m.end() + (len(letter.group(0)) if letter else 0)
+        after = [lab for pos, lab in mentions if m.end() <= pos <= start + 3]
         if after:
             return Extraction(after[0], "label_marker")
         zh = _ZH_YES_NO.match(text, m.end())
