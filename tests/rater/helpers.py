@@ -35,7 +35,7 @@ def make_runs(tmp: Path, n: int = 4) -> tuple[list[Path], Path]:
     runs = []
     for m, model in enumerate(MODELS):
         rows = [{"task": "WTD", "id": f"WTD-{k:03d}", "score": round(0.1 * k + 0.3 * m, 3),
-                 "raw": f"{model}的回答{k}：<i>不合适</i>" if k == 1 else f"回答{k}，第{m + 1}种写法。"}
+                 "raw": f"第{m + 1}种回答{k}：<i>不合适</i>" if k == 1 else f"回答{k}，第{m + 1}种写法。"}
                 for k in range(1, n + 1)]
         runs.append(make_run(tmp / f"run-{m}", rows, model=model, data=str(data)))
     return runs, data

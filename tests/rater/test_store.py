@@ -73,7 +73,7 @@ def test_a_repeated_submission_id_stores_nothing_new(study):
     (1, Submission(id="x", scores={(1, "correctness"): 0}), 400, "0 is not on the scale"),
     (1, Submission(id="x", scores={(1, "bedside_manner"): 3}), 400, "unknown aspect 'bedside_manner'"),
     (1, Submission(id="x", scores={(7, "correctness"): 3}), 400, "answer 7 is not part of this case"),
-    (99, full(3, "x"), 404, "no such case"),
+    (99, full(3, "x"), 404, "No such case"),
     (1, full(3, "x", numbers=(1,)), 400, "4 score(s) missing"),
     (1, Submission(id="x", scores={}, comment="x" * 4001), 400, "longer than 4000"),
 ])

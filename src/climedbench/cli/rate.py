@@ -117,6 +117,9 @@ def serve_cmd(
     proxy_headers: Annotated[bool, typer.Option(
         "--proxy-headers", help="Trust X-Forwarded-For from a reverse proxy on this machine (for per-client "
                                 "rate limiting behind a proxy).")] = False,
+    failure_limit: Annotated[int, typer.Option(
+        "--failure-limit", help="Invalid links a client may try per window before it gets 429.")] = 10,
+    failure_window: Annotated[float, typer.Option("--failure-window", help="That window, in seconds.")] = 600.0,
 ) -> None:
     """Serve the rating web app until Ctrl-C. Prints its base URL first."""
     from climedbench.apps.rater.app import is_loopback, serve
@@ -132,7 +135,10 @@ def serve_cmd(
         err.print(f"rating app for '{study.title}' ({len(study.raters)} raters) at {url}; Ctrl-C stops it "
                   "(every submitted rating is already saved)", highlight=False)
 
-    serve(db, host, port, proxy_headers=proxy_headers, announce=announce)
+    if failure_limit < 1 or failure_window <= 0:
+        raise ConfigError("--failure-limit must be at least 1 and --failure-window positive")
+    serve(db, host, port, proxy_headers=proxy_headers, failure_limit=failure_limit, failure_window=failure_window,
+          announce=announce)
 
 
 @app.command("export")

@@ -340,11 +340,11 @@ def is_loopback(host: str) -> bool:
 
 
 def serve(db: str | Path, host: str = "127.0.0.1", port: int = 8765, *, proxy_headers: bool = False,
-          announce: Any = print) -> None:
+          failure_limit: int = 10, failure_window: float = 600.0, announce: Any = print) -> None:
     """Serve the study until interrupted; `announce` gets the base URL once the socket is listening."""
     import uvicorn
 
-    app = create_app(db)
+    app = create_app(db, failure_limit=failure_limit, failure_window=failure_window)
     sock = bind(host, port)
     bound_host, bound_port = sock.getsockname()[:2]
     shown = f"[{bound_host}]" if ":" in str(bound_host) else bound_host

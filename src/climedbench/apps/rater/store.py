@@ -291,7 +291,7 @@ class Store:
                 "JOIN cases c ON c.id = a.case_id WHERE a.rater_id = ? AND a.position = ?",
                 (rater_id, position)).fetchone()
             if row is None:
-                raise Rejected(404, "no such case in your list")
+                raise Rejected(404, "No such case in your list.")
             case_id, order_json, done_at, content_json = row
             total, done_count = con.execute(
                 "SELECT COUNT(*), COUNT(done_at) FROM assignments WHERE rater_id = ?", (rater_id,)).fetchone()
@@ -319,7 +319,7 @@ class Store:
             row = con.execute("SELECT case_id, answer_order FROM assignments WHERE rater_id = ? AND position = ?",
                               (rater_id, position)).fetchone()
             if row is None:
-                raise Rejected(404, "no such case in your list")
+                raise Rejected(404, "No such case in your list.")
             case_id, order_json = row
             numbers = set(json.loads(order_json)) if rubric.target == "answer" else {0}
             for (number, key), score in sub.scores.items():
