@@ -162,3 +162,18 @@ def test_csv_round_trip_and_errors_name_file_line_and_field(tmp_path):
     f.write_text("item,rater,aspect,score\nx,a,fluency,4\nx,a,fluency,5\n", encoding="utf-8")
     with pytest.raises(DataError, match=r"r\.csv:3: field 'score': a rated x on fluency twice \(first on line 2\)"):
         read_ratings_csv(f)
+
+
+def test_spearman_interval_equals_scipy_on_every_resample():
+    from climedbench.apps.rater.analysis import spearman
+
+    rng = np.random.default_rng(5)
+    x = rng.integers(1, 6, 30).astype(float)  # ratings: many ties
+    y = x + rng.normal(0, 1.5, 30)
+    rho, lo, hi = spearman(x, y, replicates=300, seed=9)
+    assert rho == pytest.approx(spearmanr(x, y).statistic)
+    idx = np.random.default_rng(9).integers(0, 30, (300, 30))
+    ref = [spearmanr(x[i], y[i]).statistic for i in idx if np.ptp(x[i]) > 0 and np.ptp(y[i]) > 0]
+    assert (lo, hi) == pytest.approx(tuple(np.percentile(ref, [2.5, 97.5])), abs=1e-12)
+    assert lo < rho < hi
+    assert all(math.isnan(v) for v in spearman([1, 2], [3, 4]))
