@@ -177,3 +177,13 @@ def test_spearman_interval_equals_scipy_on_every_resample():
     assert (lo, hi) == pytest.approx(tuple(np.percentile(ref, [2.5, 97.5])), abs=1e-12)
     assert lo < rho < hi
     assert all(math.isnan(v) for v in spearman([1, 2], [3, 4]))
+
+
+def test_a_csv_without_answer_numbers_tells_answers_apart_by_model(tmp_path):
+    f = tmp_path / "by-model.csv"
+    f.write_text("item,model,rater,aspect,score\n"
+                 "q1,M,a,fluency,4\nq1,N,a,fluency,2\nq1,M,b,fluency,4\nq1,N,b,fluency,2\n"
+                 "q2,M,a,fluency,5\nq2,N,a,fluency,3\nq2,M,b,fluency,5\nq2,N,b,fluency,3\n", encoding="utf-8")
+    result = agreement(read_ratings_csv(f), replicates=0)["fluency"]
+    assert result.n_items == 4 and result.alpha == 1.0  # four answers, each rated alike by both raters
+    assert {m: v.mean for m, v in result.models.items()} == {"M": 4.5, "N": 2.5}

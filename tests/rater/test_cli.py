@@ -67,7 +67,7 @@ def test_create_prints_one_link_per_rater_and_refuses_to_overwrite(rated):
     links = [line for line in proc.stdout.splitlines() if "http://127.0.0.1:9000/" in line]
     assert [line.split(" (")[0].strip() for line in links[:3]] == ["ana", "bo", "chen"]
     assert links[3].strip().startswith("admin: http://127.0.0.1:9000/admin/")
-    assert "WTD: 6 of 8 drawn" in proc.stderr
+    assert "WTD: 6 of 8 drawn" in proc.stdout
     assert Store(db).study().drawn == {"WTD": (8, 6)}
     again = cli("create", *map(str, runs), "--db", str(db), check=False)
     assert again.returncode == 2 and "already exists" in again.stderr and len(again.stderr.splitlines()) == 1
@@ -120,7 +120,7 @@ def test_items_study_and_clear_errors(tmp_path):
     db = tmp_path / "items.sqlite"
     proc = run("create", "--items", "src/climedbench/benchmarks/climedbench/demo", "--tasks", "BKT,MC",
                "--per-task", "3", "--raters", "2", "--per-item", "2", "--db", str(db))
-    assert "BKT: 3 of" in proc.stderr and "MC: 3 of" in proc.stderr
+    assert "BKT: 3 of" in proc.stdout and "MC: 3 of" in proc.stdout
     study = Store(db).study()
     assert study.rubric.rubric == "item" and study.source.kind == "items" and study.lang == "zh"
     assert [len(Store(db).slots(r)) for r in (1, 2)] == [6, 6]

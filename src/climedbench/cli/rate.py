@@ -63,6 +63,8 @@ def create_cmd(
 
     if db.exists():
         raise ConfigError(f"{db} already exists; a study file is never overwritten (choose another --db)")
+    if lang is not None and lang not in ("zh", "en"):
+        raise ConfigError(f"--lang {lang}: use zh or en")
     if bool(runs) == (items is not None):
         raise ConfigError("give run directories (to rate answers) or --items DATA (to rate items), not both")
     names = rater_names(raters)
@@ -93,12 +95,12 @@ def create_cmd(
                       source=source, title=title, lang=lang or language, notes=notes)
     tokens = create_study(db, plan, version=__version__)
     loads = {r: len(a) for r, a in plan.assignments.items()}
-    err.print(f"{db}: {len(plan.cases)} case(s), {len(names)} rater(s), {per_item} per case, rubric "
+    out.print(f"{db}: {len(plan.cases)} case(s), {len(names)} rater(s), {per_item} per case, rubric "
               f"{rubric.rubric} ({', '.join(a.key for a in rubric.aspects)})", highlight=False)
     for task, (available, drawn) in plan.drawn.items():
-        err.print(f"  {task}: {drawn} of {available} drawn", highlight=False)
+        out.print(f"  {task}: {drawn} of {available} drawn", highlight=False)
     for note in plan.notes:
-        err.print(f"  note: {note}", highlight=False)
+        out.print(f"  note: {note}", highlight=False)
     base = base_url.rstrip("/")
     out.print("Personal links (shown only now; `climedbench rate links --db FILE --rater NAME` makes a new one):",
               highlight=False)

@@ -281,5 +281,7 @@ class Rating(BaseModel):
 
     @property
     def unit(self) -> str:
-        """What agreement is computed over: the item, or the item's answer."""
-        return f"{self.item}#{self.answer}" if self.answer else self.item
+        """What agreement is computed over: the item's answer (by its number, else by its model) or the item."""
+        if self.answer:
+            return f"{self.item}#{self.answer}"
+        return f"{self.item}@{self.model}" if self.model else self.item

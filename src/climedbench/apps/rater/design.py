@@ -40,6 +40,8 @@ class CaseContent(BaseModel):
     uid: str
     task: str
     task_name: str
+    # The task's instruction to the model (what was asked), when the suite gives a plain one.
+    instruction: str | None = None
     input: str
     context: str | None = None
     options: dict[str, str] = Field(default_factory=dict)
@@ -138,7 +140,9 @@ def content_of(item: Item, suite: Suite) -> CaseContent:
     elif item.targets is not None:
         key = "; ".join(item.targets)
     task = suite.lookup(item.task)
+    instruction = (item.prompt or (task.prompt.instruction if task else "")).strip()
     return CaseContent(uid=item.uid, task=item.task, task_name=task.name.text(suite.language) if task else item.task,
+                       instruction=instruction if instruction and "{{" not in instruction else None,
                        input=item.input, context=item.context, options=dict(item.options),
                        reference=item.reference, key=key)
 

@@ -62,6 +62,8 @@
     } else if (e.key === "ArrowUp" || e.key === "k") {
       highlight(current - 1, true); e.preventDefault();
     } else if (e.key === "Enter") {
+      var tag = document.activeElement ? document.activeElement.tagName : "";
+      if (tag === "A" || tag === "BUTTON") { return; }  // Enter on a link or button does what it says
       e.preventDefault();
       if (form.reportValidity()) { form.requestSubmit(); }
     } else if (e.key === "c" && comment) {
