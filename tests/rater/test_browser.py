@@ -118,11 +118,15 @@ def test_the_pages_fit_a_phone_and_take_taps(tmp_path, browser):
     db, tokens = make_study(tmp_path, n=2, raters=1, per_item=1)
     token = tokens.raters["rater-1"]
     with rater_server(db) as server:
-        for viewport, mobile in (({"width": 390, "height": 844}, True), ({"width": 1366, "height": 768}, False)):
+        # (screen, a phone?, anchors listed under the buttons rather than inside them)
+        for viewport, mobile, listed in (({"width": 390, "height": 844}, True, True),
+                                         ({"width": 1366, "height": 768}, False, False)):
             ctx = browser.new_context(viewport=viewport, is_mobile=mobile, has_touch=mobile)
             page = ctx.new_page()
             page.goto(f"{server.url}/r/{token}/1")
             assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+            assert page.locator(".anchors").first.is_visible() == listed
+            assert page.locator(".point .anchor").first.is_visible() == (not listed)
             field = fields_of(page)[0]
             point = page.locator(f'label.point:has(input[name="{field}"][value="4"])')
             box = point.bounding_box()
