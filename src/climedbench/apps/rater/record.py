@@ -79,14 +79,16 @@ def ratings_record(ratings: Sequence[Rating], *, rubric: Rubric | None, level: L
         data={"rubric": rubric.rubric if rubric is not None else None, "level": level, "grouped_by": kind,
               "raters": raters, "alpha": alphas, "scales": {k: list(v) for k, v in scales.items()},
               "correlations": [c.model_dump() for c in correlations]})
-    figure = draw(order, bars, scales, correlations, rubric, kind)
+    figure = draw(order, bars, scales, correlations, rubric, kind,
+                  {k: v["alpha"] for k, v in alphas.items()})
     return record, figure
 
 
 def draw(aspects: list[str], bars: dict[str, dict[str, tuple[float, float, float]]],
          scales: dict[str, tuple[float, float]], correlations: Sequence[HumanAuto], rubric: Rubric | None,
-         kind: str) -> Any:
-    """Bars of mean rating per aspect and group with 95% intervals; beside them ρ per task when given."""
+         kind: str, alphas: dict[str, float | None]) -> Any:
+    """Bars of mean rating per aspect and group with 95% intervals, α under each aspect; beside them ρ per
+    task when given."""
     import numpy as np
 
     from climedbench.analyses.figures import check_labels, error_bars, forest, pyplot
@@ -97,8 +99,10 @@ def draw(aspects: list[str], bars: dict[str, dict[str, tuple[float, float, float
     fig, axes = plt.subplots(1, ncols, figsize=(6.5 + 4.5 * (ncols - 1), 3.8), squeeze=False,
                              gridspec_kw={"width_ratios": [1.4, 1] if ncols == 2 else [1]})
     ax = axes[0][0]
-    labels = [_label(a, rubric) for a in aspects]
-    check_labels(labels + list(bars))
+    names = [_label(a, rubric) for a in aspects]
+    check_labels(names + list(bars))
+    labels = [f"{n}\nα = {alphas[a]:.2f}" if alphas.get(a) is not None else f"{n}\nα —" for n, a in
+              zip(names, aspects, strict=True)]
     series = sorted(bars)
     k = max(1, len(series))
     width = 0.8 / k
@@ -117,11 +121,12 @@ def draw(aspects: list[str], bars: dict[str, dict[str, tuple[float, float, float
         ax.axhline(rubric.acceptable, color="#888888", lw=0.8, ls="--")
     ax.set_ylim(low, high + 0.05 * (high - low))
     ax.set_xticks(x)
-    ax.set_xticklabels(labels, rotation=20 if len(labels) > 3 else 0, ha="right" if len(labels) > 3 else "center")
+    ax.set_xticklabels(labels, fontsize=8)
     ax.set_ylabel(f"mean rating ({low:g}–{high:g})")
     ax.set_title("Expert ratings")
     if len(series) > 1 or kind != "all":
-        ax.legend(frameon=False, title=kind)
+        ax.legend(frameon=False, title=kind, loc="upper center", bbox_to_anchor=(0.5, -0.16),
+                  ncol=min(3, len(series)), fontsize=8)
     if shown:
         forest(axes[0][1], [f"{c.task} · {c.aspect}" for c in shown], [float(c.rho or 0) for c in shown],
                [float(c.lower) if c.lower is not None else float(c.rho or 0) for c in shown],
