@@ -124,6 +124,18 @@ def test_items_study_and_clear_errors(tmp_path):
     study = Store(db).study()
     assert study.rubric.rubric == "item" and study.source.kind == "items" and study.lang == "zh"
     assert [len(Store(db).slots(r)) for r in (1, 2)] == [6, 6]
+    store = Store(db)
+    for rid in (1, 2):  # rater 2 is one point stricter on language
+        for slot in store.slots(rid):
+            scores = {(0, "accuracy"): 4, (0, "effectiveness"): 3, (0, "language"): 5 - rid + 1 - (slot.task == "MC")}
+            store.submit(rid, slot.position, Submission(id=f"{rid}-{slot.position}", scores=scores))
+    run("analyze", "--db", str(db), "--out", str(tmp_path / "a"), "--replicates", "100", "--quiet")
+    record = json.loads((tmp_path / "a" / "ratings.json").read_text())
+    means = {(r[0], r[2]): r[3] for r in record["table"]["rows"] if r[1] == "mean"}
+    assert means == {("accuracy", "BKT"): 4, ("accuracy", "MC"): 4, ("effectiveness", "BKT"): 3,
+                     ("effectiveness", "MC"): 3, ("language", "BKT"): 4.5, ("language", "MC"): 3.5}
+    assert record["data"]["grouped_by"] == "task" and not [r for r in record["table"]["rows"] if r[1] == "spearman"]
+    assert any("3 or more as acceptable" in n for n in record["notes"])
     new = run("links", "--db", str(db), "--rater", "rater-2").stdout.strip()
     assert new.startswith("http://127.0.0.1:8765/r/")
     assert Store(db).rater_by_token(new.rsplit("/", 1)[1]).name == "rater-2"
