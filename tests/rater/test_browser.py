@@ -5,6 +5,8 @@ are also checked on a phone-sized screen."""
 
 from __future__ import annotations
 
+import csv
+import io
 import sqlite3
 
 import pytest
@@ -103,9 +105,13 @@ def test_rate_in_a_browser_through_a_kill_and_restart(tmp_path, browser):
         text, elements = cases["WTD/test/WTD-001"]
         assert '<script>window.__xss = 1</script><img src=x onerror="window.__xss = 2"><b>加粗</b>' in text
         assert elements == 0
+        # The admin's export, fetched by the browser from the restarted server.
+        exported = page.request.get(f"{server.url}/admin/{tokens.admin}/ratings.csv")
+        assert exported.ok
+        rows = list(csv.DictReader(io.StringIO(exported.text())))
         ctx.close()
     assert errors == []
-    stored = {(r.item, f"s:{r.answer}:{r.aspect}"): int(r.score) for r in Store(db).ratings() if r.rater == "rater-1"}
+    stored = {(r["item"], f"s:{r['answer']}:{r['aspect']}"): int(r["score"]) for r in rows if r["rater"] == "rater-1"}
     assert stored == clicked
     with sqlite3.connect(db) as con:
         assert con.execute("SELECT COUNT(*) FROM submissions WHERE rater_id = 1").fetchone() == (3,)

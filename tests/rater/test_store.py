@@ -135,3 +135,18 @@ def test_a_study_file_is_never_overwritten(study, tmp_path):
     store, _ = study
     with pytest.raises(ConfigError, match="already exists"):
         create_study(store.path, None)  # type: ignore[arg-type]
+
+
+def test_failed_lookups_block_a_client_only_within_the_window():
+    import time
+
+    from climedbench.apps.rater.app import FailureLimiter
+
+    limiter = FailureLimiter(limit=2, window=0.3)
+    limiter.fail("10.0.0.1")
+    assert limiter.retry_after("10.0.0.1") == 0
+    limiter.fail("10.0.0.1")
+    assert limiter.retry_after("10.0.0.1") >= 1
+    assert limiter.retry_after("10.0.0.2") == 0  # another client is not affected
+    time.sleep(0.35)
+    assert limiter.retry_after("10.0.0.1") == 0  # the failures have left the window

@@ -102,8 +102,8 @@ class FailureLimiter:
         now = time.monotonic()
         with self._lock:
             self._recent(client, now).append(now)
-            if len(self._failures) > 10000:  # forget idle clients, so memory stays bounded
-                for key in [k for k, q in self._failures.items() if not q]:
+            if len(self._failures) > 10000:  # forget clients with no failure in the window: memory stays bounded
+                for key in [k for k in self._failures if not self._recent(k, now)]:
                     del self._failures[key]
 
 
