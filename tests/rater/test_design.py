@@ -97,3 +97,25 @@ def test_answers_need_runs_and_items_need_data(tmp_path):
     src = Source(kind="items", paths=["x"], suite="climedbench")
     with pytest.raises(ConfigError, match="rates model answers"):
         plan_study(pool, rubric=load_rubric("answer"), raters=["a"], per_item=1, per_task=0, seed=0, source=src)
+
+
+def test_without_the_data_the_logged_prompt_is_the_case_text(tmp_path):
+    import shutil
+
+    from climedbench.analyses.runs import load_runs
+    from climedbench.errors import DataError
+    from tests.analyses.runs import make_run
+
+    data = tmp_path / "gone"
+    data.mkdir()
+    prompt = [{"role": "system", "content": "你是医生"}, {"role": "user", "content": "病例：患者头痛，医生开了阿司匹林。"}]
+    with_prompt = make_run(tmp_path / "a", [{"task": "WTD", "id": "WTD-001", "score": 0.5, "raw": "不合适",
+                                             "messages": prompt, "gold": "参考"}], model="m1", data=str(data))
+    without = make_run(tmp_path / "b", [{"task": "WTD", "id": "WTD-001", "score": 0.2, "raw": "合适"}], model="m2",
+                       data=str(data))
+    shutil.rmtree(data)
+    found, _ = answer_cases(load_runs([with_prompt, without]), None, seed=0)
+    assert [(c.content.input, c.content.reference) for c in found] == [("病例：患者头痛，医生开了阿司匹林。", "参考")]
+    assert sorted(a.model for a in found[0].answers) == ["m1", "m2"]
+    with pytest.raises(DataError, match=r"b/run\.json: field 'data': .* cannot be read again"):
+        answer_cases(load_runs([without]), None, seed=0)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, Field
 
 from climedbench.apps.rater.rubric import Rubric
-from climedbench.core.types import Item
+from climedbench.core.types import Item, Sample
 from climedbench.errors import ConfigError, DataError
 
 if TYPE_CHECKING:
@@ -161,12 +161,18 @@ def answer_cases(runs: Sequence[Run], tasks: list[str] | None, seed: int) -> tup
     labels = model_labels(runs)
     notes: list[str] = []
     items: dict[str, Item] = {}
+    unreadable = []
     for run in runs:
         found = run.items
         if found is None:
-            raise DataError(f"{run.path / 'run.json'}: field 'data': the run's data ({run.spec.data}) cannot be "
-                            "read again; the case text comes from it")
-        items.update(found)
+            unreadable.append(run)
+        else:
+            items.update(found)
+    has_prompts = any(s.messages for r in runs for s in r.samples.values())
+    if unreadable and not items and not has_prompts:
+        run = unreadable[0]
+        raise DataError(f"{run.path / 'run.json'}: field 'data': the run's data ({run.spec.data}) cannot be read "
+                        "again, and its samples hold no prompts; the case text comes from one of them")
     cases: list[Case] = []
     present = {s.task for r in runs for s in r.samples.values()}
     if not any(code in present for code in wanted):
@@ -174,19 +180,42 @@ def answer_cases(runs: Sequence[Run], tasks: list[str] | None, seed: int) -> tup
         raise DataError(f"the runs hold no answers to {kinds}; tasks answered: {', '.join(sorted(present))}")
     for code in wanted:
         uids = sorted({u for r in runs for u, s in r.samples.items() if s.task == code})
-        left_out = 0
+        left_out = no_text = 0
         for uid in uids:
             samples = [r.samples.get(uid) for r in runs]
-            if any(s is None or s.error or not answer_text(s.raw) for s in samples) or uid not in items:
+            if any(s is None or s.error or not answer_text(s.raw) for s in samples):
                 left_out += 1
+                continue
+            content = content_of(items[uid], suite) if uid in items else from_prompt(
+                [s for s in samples if s is not None], suite)
+            if content is None:
+                no_text += 1
                 continue
             answers = [Answer(model=label, run=str(run.path), text=answer_text(s.raw), auto_score=s.score)
                        for label, run, s in zip(labels, runs, samples, strict=True) if s is not None]
             random.Random(f"{seed}/answers/{uid}").shuffle(answers)
-            cases.append(Case(content=content_of(items[uid], suite), answers=answers))
+            cases.append(Case(content=content, answers=answers))
         if left_out:
             notes.append(f"{code}: {left_out} item(s) left out because not every run has an answer to them")
+        if no_text:
+            notes.append(f"{code}: {no_text} item(s) left out because neither the data nor the logged prompt "
+                         "gives their text")
     return cases, notes
+
+
+def from_prompt(samples: Sequence[Sample], suite: Suite) -> CaseContent | None:
+    """The case as the model saw it (the last user message logged with the sample), when the data cannot be
+    read again; None when no sample logged its prompt."""
+    logged = next((s for s in samples if s.messages), None)
+    if logged is None or logged.messages is None:
+        return None
+    user = [m.get("content", "") for m in logged.messages if m.get("role") == "user"]
+    if not user or not user[-1].strip():
+        return None
+    task = suite.lookup(logged.task)
+    reference = logged.gold if isinstance(logged.gold, str) else ""
+    return CaseContent(uid=logged.uid, task=logged.task, task_name=task.name.text(suite.language) if task else
+                       logged.task, input=user[-1], reference=reference)
 
 
 def item_cases(items: Sequence[Item], suite: Suite, tasks: list[str] | None) -> list[Case]:
