@@ -261,3 +261,27 @@ class RunSpec(BaseModel):
     @property
     def model_name(self) -> str:
         return str((self.model or {}).get("model") or self.model_spec or "model")
+
+
+class Rating(BaseModel):
+    """One clinician rating (a row of `climedbench rate export`): a rater's score of one aspect of an item, or of
+    one answer to it (answer studies; `answer` is its neutral number within the item, `model` is filled only in
+    an unblinded export)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    item: str
+    answer: str = ""
+    rater: str
+    aspect: str
+    score: float
+    model: str | None = None
+    task: str | None = None
+    time: str | None = None
+
+    @property
+    def unit(self) -> str:
+        """What agreement is computed over: the item's answer (by its number, else by its model) or the item."""
+        if self.answer:
+            return f"{self.item}#{self.answer}"
+        return f"{self.item}@{self.model}" if self.model else self.item

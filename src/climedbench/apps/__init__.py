@@ -1,0 +1,1 @@
+"""Applications built on the library: web apps that people use around an evaluation."""
