@@ -193,8 +193,15 @@ def similarity_pair(ctx: ScoreContext, text: str, reference: str) -> tuple[float
 
     v = np.asarray(ctx.embedder([text, reference]), dtype=np.float64)
     v = v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
-    raw = float(v[0] @ v[1])
-    base = float(np.mean(ctx.baseline_vectors() @ v[1]))
+    return similarity_from_vectors(ctx, v[0], v[1])
+
+
+def similarity_from_vectors(ctx: ScoreContext, text_vec: Any, reference_vec: Any) -> tuple[float, float]:
+    """(raw, rescaled) from unit vectors of a text and its reference (see `Similarity`)."""
+    import numpy as np
+
+    raw = float(text_vec @ reference_vec)
+    base = float(np.mean(ctx.baseline_vectors() @ reference_vec))
     rescaled = max(0.0, (raw - base) / (1.0 - base)) if base < 1.0 else 0.0
     return raw, min(1.0, rescaled)
 
