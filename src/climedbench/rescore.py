@@ -53,7 +53,7 @@ def rescore(path: str | Path, *, tokenizer: str | None = None, embedder: str | N
                             "(the data changed since the run)")
         task = suite.task(item.task)
         scored = scorer.score(task, item, s.raw, s.logprobs,
-                              "logprob" if s.variant == "logprob" else spec.mc_mode)
+                              "logprob" if s.variant == "logprob" else spec.mc_mode, s.finish_reason)
         s.extracted = scored.extracted
         s.extraction_method = scored.method
         s.extraction_failure = scored.extraction_failure if s.error is None else False

@@ -239,7 +239,8 @@ def make_sample(req: Request, messages: list[Message], key: str, completion: Com
     item, task = req.item, req.task
     raw = completion.text if completion else None
     scored = scorer.score(task, item, raw, completion.first_token_logprobs if completion else None,
-                          "logprob" if req.variant == "logprob" else mc_mode)
+                          "logprob" if req.variant == "logprob" else mc_mode,
+                          completion.finish_reason if completion else None)
     flags = dict(scored.flags) if error is None else {}
     return Sample(
         uid=item.uid,

@@ -46,6 +46,11 @@ def follows_format(pattern: str, raw: str) -> bool:
     return bool(text and _format_re(pattern).search(text))
 
 
+# Extraction rules that infer an answer from what the text mentions last rather than from a stated answer.
+GUESSING_RULES = frozenset({"option_text", "trailing_letter", "last_line_letters", "ordinal", "order_by_text",
+                            "order_completed_by_text", "sequence_sentence", "only_label", "tentative"})
+
+
 @dataclass
 class Scored:
     """One item's extraction and score."""
@@ -87,13 +92,20 @@ class Scorer:
         return get_extractor(task.extractor_name)(raw, item, task)
 
     def score(self, task: Task, item: Item, raw: str | None,
-              logprobs: dict[str, float] | None = None, mc_mode: str = "generate") -> Scored:
-        """Extract and score one response; a missing response (request error) scores 0."""
+              logprobs: dict[str, float] | None = None, mc_mode: str = "generate",
+              finish_reason: str | None = None) -> Scored:
+        """Extract and score one response; a missing response (request error) scores 0.
+
+        A response cut off at the token limit (finish_reason 'length') is read only by rules that find a stated
+        answer: the fallbacks that guess from the last option the text mentions would read the option the model
+        was still discussing."""
         metric = get_metric(task.metric)
         if raw is None:
             return Scored(None, "no_response", 0.0, False, metric.score(item, None, task, self.ctx).stats,
                           secondary=self._secondary(task, item, None))
         ext = self.extract(task, item, raw, logprobs, mc_mode)
+        if finish_reason == "length" and ext.method in GUESSING_RULES:
+            ext = Extraction(None, f"cut_off_{ext.method}")
         result = metric.score(item, ext.answer, task, self.ctx)
         flags = dict(result.flags)
         if task.prompt.format is not None and mc_mode != "logprob":
