@@ -271,9 +271,13 @@ def extract_list(response: str) -> Extraction:
         return Extraction(None, "unterminated_reasoning")
     markers = list(_ENTITY_MARKER.finditer(text))
     region = text[markers[-1].end():] if markers else text
-    lines = [ln for ln in region.split("\n") if ln.strip() and not _PREAMBLE.search(ln)]
+    kept = [ln for ln in region.split("\n") if not _PREAMBLE.search(ln)]
+    lines = [ln for ln in kept if ln.strip()]
     bulleted = [ln for ln in lines if re.match(r"^\s*(?:[-*•]|\d+[.)、])\s*\S", ln)]
-    source = bulleted or lines[:3]
+    # Unbulleted: the first block (up to a blank line), so a list written one per line, as the prompts and few-shot
+    # demonstrations ask, is read in full and prose after it is not.
+    blocks = [b for b in re.split(r"\n\s*\n", "\n".join(kept)) if b.strip()]
+    source = bulleted or ([ln for ln in blocks[0].split("\n") if ln.strip()] if blocks else [])
     items: list[str] = []
     for ln in source:
         ln = re.sub(r"^\s*(?:[-*•]|\d+[.)、])\s*", "", ln)

@@ -373,8 +373,9 @@ def task_of_file(f: Path, base: Path, suite: Suite) -> tuple[Task | None, str | 
     """The task a file belongs to, from its name or a folder between `base` and it, and the split its name
     gives ('MedQA/test.jsonl', 'ID1.dev.jsonl', 'medmcqa/dev.json')."""
     parts = f.name.split(".")[:-1]
-    # Folders between the data root and the file; for a single file, the folder it sits in ('medmcqa/dev.json').
-    rel_dirs = list(f.relative_to(base).parts[:-1]) if base.is_dir() else [f.parent.name]
+    # Folders between the data root and the file, the root itself last ('validate MedQA/' names the task); for a
+    # single file, the folder it sits in ('medmcqa/dev.json').
+    rel_dirs = [base.name, *f.relative_to(base).parts[:-1]] if base.is_dir() else [f.parent.name]
     task: Task | None = None
     for name in [*parts[:1], *reversed(rel_dirs), *parts[1:], f.stem]:
         task = suite.lookup(name)
