@@ -99,9 +99,12 @@ def answer_format(task: Task, item: Item, variant: Variant) -> str:
     """The closing instruction that says how to answer."""
     spec = task.prompt
     if variant == "logprob":
-        if task.answer != "single" or spec.logprob is None:
+        if task.answer != "single":
             raise ConfigError(f"--mc-mode logprob scores single-answer choice items only; "
                               f"{task.code} is {task.answer!r}")
+        if spec.logprob is None:
+            raise ConfigError(f"task {task.code} has no logprob prompt ('logprob' in its prompt spec) for "
+                              "--mc-mode logprob")
         source = spec.logprob
     elif variant == "cot":
         if spec.cot is None:
