@@ -30,6 +30,7 @@ def _accuracy(name: str) -> tuple[float, list[str]]:
     ("extraction_final.jsonl", 0.96),    # blind at first (89.4%), then its misses were studied too
     ("extraction_v5.jsonl", 0.96),       # blind at first (89.3%), then its misses were studied too
     ("extraction_v6.jsonl", 0.96),       # blind at first (91.5%), then its misses were studied too
+    ("extraction_v7.jsonl", 0.96),       # blind at first (96.4%), then its misses were studied too
 ])
 def test_extraction_accuracy_on_realistic_responses(name, floor):
     acc, wrong = _accuracy(name)
@@ -124,6 +125,19 @@ def test_answer_lines_notes_and_json():
                           option_texts={"A": "Prostate cancer", "C": "Prostatitis"}).answer is None
 
 
+def test_verdict_lines_colon_runs_and_line_breaks():
+    lines = ("A. 结核菌素试验阴性可排除结核病 —— 错误 ×（可有假阴性）\nB. 空洞型肺结核传染性小 —— 错误 ×\n"
+             "C. 痰涂片阳性者具有传染性 —— 正确 √\nD. 肺结核均需手术治疗 —— 错误 ×（以化疗为主）")
+    assert extract_choice(lines, "ABCD").answer == "C"
+    checklist = "预防措施：\n- A. 早期活动 ✔\n- B. 抗凝 ✔\n- C. 弹力袜 ✔\n- D. 充气加压 ✔\n- E. 长期卧床 ✘（增加风险）"
+    assert extract_choice(checklist, "ABCDE", multi=True).answer == "ABCD"
+    assert extract_choice("……以意识水平下降为主的：A、C、E<|im_end|>", "ABCDE", multi=True).answer == "ACE"
+    assert extract_choice("正确答案：D\n\nA项二甲双胍可通过胎盘；胰岛素不通过胎盘。", "ABCD").answer == "D"
+    assert extract_choice("肾功能情况不明，所以可能是C，也可能是A。", "ABCD").answer is None
+    assert extract_choice("立即剖宫产（A）需要准备时间……按照选项来看，实在没有合适答案。", "ABCD",
+                          option_texts={"A": "立即剖宫产", "B": "静脉滴注缩宫素"}).answer is None
+
+
 def test_answers_named_by_option_text():
     texts = {"A": "血红蛋白降低", "B": "血清铁降低", "C": "血清铁蛋白降低", "D": "总铁结合力升高", "E": "红细胞平均体积减小"}
     echoed = "选项分析：\n" + "\n".join(f"{k}. {v}——……" for k, v in texts.items()) + "\n\n最可靠的指标是血清铁蛋白降低。"
@@ -173,6 +187,20 @@ def test_orders_in_json_slashes_and_unfinished():
     assert extract_order("B和C的先后可以互换，顺序为B/C→D→A。", "ABCD").answer is None
 
 
+def test_orders_by_text_bracketed_letters_and_option_lines():
+    milestones = {"A": "独走", "B": "抬头", "C": "独坐", "D": "翻身", "E": "爬"}
+    assert extract_order("按照“二抬四翻六会坐，七滚八爬周会走”：抬头、翻身、独坐、爬、独走。", "ABCDE",
+                         milestones).answer == "BDCEA"
+    wound = {"A": "Irrigate the wound", "B": "Administer local anesthetic", "C": "Close the wound with sutures",
+             "D": "Explore for foreign bodies"}
+    assert extract_order("Anesthetize first (B), then explore the wound for foreign bodies, irrigate copiously, and "
+                         "finally close with sutures.", "ABCD", wound).answer == "BDAC"
+    assert extract_order("流程：C（细胞学）→ B（阴道镜）→ D（活检），必要时 A（锥切）。", "ABCD").answer == "CBDA"
+    listed = "The correct order would be:\n\nD. Assess\nC. X-ray\nE. Analgesia\nA. Reduce\nB. X-ray again"
+    assert extract_order(listed, "ABCDE").answer == "DCEAB"
+    assert extract_order("Options:\nA. one\nB. two\nC. three", "ABC").answer is None  # an echo, not an order
+
+
 def test_yes_no_labels():
     yn = ("yes", "no")
     assert extract_label("答案：是\n\n两药合用可致严重低血压。", yn).answer == "yes"
@@ -182,6 +210,10 @@ def test_yes_no_labels():
     assert extract_label("It depends on the dose; there may be no meaningful interaction.", yn).answer is None
     assert extract_label("A) yes\nB) no\nC) maybe\n\nThe correct answer is B) no.", ("yes", "no", "maybe")).answer == "no"
     assert extract_label("No, I don't think so. Actually — yes. Rifampin induces CYP3A4.", yn).answer == "yes"
+    assert extract_label("Both cause vasodilation; combined use can cause profound hypotension.\n\n**yes**", yn).answer == "yes"
+    assert extract_label("Answer: yes\nAnswer: no", yn).answer is None
+    assert extract_label("The results are mixed: adherence improved but there was no difference in control.",
+                         ("yes", "no", "maybe")).answer is None
 
 
 def test_multi_and_order():

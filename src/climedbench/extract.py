@@ -136,7 +136,7 @@ _LETTER = r"[A-Z]"
 # A letter that stands alone: not part of a word, abbreviation, vitamin, blood group, ultrasound ...
 _NOT_AFTER = r"(?![A-Za-z0-9]|(?:型|超|族|组|期|级|类|肝|抗原|受体|细胞|淋巴|波|段))"
 _NOT_BEFORE = r"(?<![A-Za-z0-9+\-])"
-_JOIN = r"(?:(?:\s*(?:[,、/&;]|和|及|与|或|以及|(?i:and|or)|\+)\s*)+|\s+)"
+_JOIN = r"(?:(?:[ \t]*(?:[,、/&;]|和|及|与|或|以及|(?i:and|or)|\+)[ \t]*)+|[ \t]+)"  # a run never crosses a line break
 _OPEN = r"(?:\(|\[|【|「|『|〔)"
 _CLOSE = r"(?:\)|\]|】|」|』|〕)"
 # A parenthetical gloss after a letter: "A（抗Sm抗体）、B（抗ds-DNA抗体）".
@@ -221,13 +221,16 @@ _LAST_LINE_LETTERS = re.compile(
     rf"(?:^|\n)[ \t]*(?:[✅✔✓☑]\uFE0F?|[-—–→:：]+)?[ \t]*{_OPEN}?\s*({_LETTER}(?:{_LETTER}+|{_SEPARATED})?)"
     rf"[ \t]*{_CLOSE}?[ \t]*[.。!！]?[ \t]*$"
 )
+_TRAILING_RUN = re.compile(rf"[:：][ \t]*{_LETTER_RUN}[ \t]*[.。!！]?[ \t]*$")
 _ECHOED_LABELS = re.compile(rf"(?:^|\s){_LETTER}\s*[.、:：)]")
+# "选项中没有合适答案": the response rejects every option.
+_NO_SUITABLE_OPTION = r"没有(?:合适|正确|恰当)的?(?:答案|选项)|(?:选项中)?没有一个(?:选项)?(?:是)?(?:正确|合适)"
 _HEDGE = re.compile(
     r"无法(?:确定|判断|回答|提供|给出)|不能(?:确定|判断)|都有可能|均有可能|需要进一步|均可|都可以|不确定|"
     r"作为(?:一个)?(?:AI|人工智能)|(?:cannot|can't|can not|unable to) (?:determine|answer|provide|give|make|diagnose)|"
     r"not sure|unable to|not able to (?:give|provide|determine)|hard to (?:know|say|tell)|"
     r"I'?m not a (?:doctor|physician)|"
-    r"以上(?:选项|答案|各项)?(?:均|都|皆)不(?:完全)?(?:正确|对|准确|合适|恰当)|"
+    r"以上(?:选项|答案|各项)?(?:均|都|皆)不(?:完全)?(?:正确|对|准确|合适|恰当)|" + _NO_SUITABLE_OPTION + "|"
     r"none of the (?:listed |given |above )?(?:options|choices|answers) (?:is|are) (?:fully |entirely |completely )?"
     r"(?:correct|right|appropriate|ideal)",
     re.I,
@@ -235,6 +238,7 @@ _HEDGE = re.compile(
 # Hedges about the answer itself: they cancel an answer stated before them.
 _ANSWER_HEDGE = re.compile(
     r"无法确定(?:唯一)?(?:的)?答案|都说得通|均说得通|都可以选|均可选|无法作答|不能确定答案|也?不排除|"
+    + _NO_SUITABLE_OPTION + "|"
     r"(?i:cannot determine (?:a|the|one) (?:single )?answer)"
 )
 _TENTATIVE = re.compile(r"(?:可能|也许|或许|大概|是不是|(?i:maybe|possibly|perhaps))\s*(?:是|选|为|应该)?\s*$")
@@ -253,7 +257,9 @@ _DISJUNCTION = re.compile(
     rf"{_NOT_BEFORE}\(?([A-Z])\)?{_NOT_AFTER}|"
     rf"(?i:\b(?:could|might|may) be\b)[^.\n。]{{0,60}}?\(([A-Z])\)[^.\n。]{{0,20}}?(?i:\bor\b)[^.\n。]{{0,60}}?"
     rf"\(([A-Z])\)|"
-    rf"{_NOT_BEFORE}([A-Z]){_NOT_AFTER}\s*(?:和|与|及|、|或)\s*([A-Z]){_NOT_AFTER}\s*(?:都|均)\s*(?:是|可|可以|正确|对|常用|合理)"
+    rf"{_NOT_BEFORE}([A-Z]){_NOT_AFTER}\s*(?:和|与|及|、|或)\s*([A-Z]){_NOT_AFTER}\s*(?:都|均)\s*(?:是|可|可以|正确|对|常用|合理)|"
+    rf"(?:可能|也许|或许)(?:是|选|为)?\s*{_NOT_BEFORE}([A-Z]){_NOT_AFTER}[^。\n]{{0,12}}?(?:也可能|也许|或许|或者|或)"
+    rf"(?:是|选|为)?\s*{_NOT_BEFORE}([A-Z]){_NOT_AFTER}"
 )
 _QUESTIONED = re.compile(r"^[^。\n]{0,6}?[？?]")
 # Per-option verdicts: "A. 错误 B. 错误 C. 正确", "A对，B错", table rows "| B | √ |".
@@ -262,6 +268,13 @@ _VERDICT = re.compile(
     r"(正确|对(?!应)|√|✓|✔|是的|错误|错|不对|不正确|×|✗|✘|(?i:correct|incorrect|wrong|true|false))(?![A-Za-z])"
 )
 _POSITIVE_VERDICT = {"正确", "对", "√", "✓", "✔", "是的", "correct", "true"}
+# One option per line, judged at the end of its line: "C. 痰涂片阳性者具有传染性 —— 正确 √", "- A. 早期离床活动 ✔".
+_LINE_VERDICT = re.compile(
+    rf"(?m)^[ \t]*(?:[-*•][ \t]*)?{_OPEN}?({_LETTER}){_CLOSE}?[ \t]*[.、:：)][^\n]*?"
+    r"(?:[—–\-:：][ \t]*)?(正确|错误|不正确|对|错|√|✓|✔|✔️|×|✗|✘|❌|✅|(?i:correct|incorrect|true|false))"
+    r"[ \t\uFE0F]*(?:[√✓✔×✗✘❌✅][ \t\uFE0F]*)?(?:[(（][^\n]*[)）])?[ \t]*$"
+)
+_NEGATIVE_MARKS = {"错误", "不正确", "错", "×", "✗", "✘", "❌", "incorrect", "false"}
 # "最可能的诊断：食管癌（A）" — an option's text followed by its letter in brackets, in a conclusion.
 _TEXT_THEN_LETTER = re.compile(
     rf"(?:最可能的诊断|诊断为|诊断|首选|答案|应选|选择|选用)[^。\n]{{0,24}}?[（(]\s*({_LETTER})\s*[)）]"
@@ -290,12 +303,15 @@ def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None) -
     """Every explicit answer statement: (position, letters, tentative), skipping negated ones and words."""
     hits: list[tuple[int, list[str], bool]] = []
 
-    def add(pos: int, letters: list[str]) -> None:
+    def add(pos: int, letters: list[str], upto: int | None = None) -> None:
+        """A hit at `pos`; its clause reaches up to `upto` (the letter), so words inside the marker count too
+        ("所以可能是C")."""
         if len(letters) > 1 and any(x not in valid for x in letters):
             return  # a word or abbreviation (CT, ACEI, MRI), not a list of options
         end = pos + 2
-        clause = re.split(r"[,，;；。\n]", text[max(0, pos - 30):pos])[-1]
-        sentence = re.split(r"[。\n]", text[max(0, pos - 40):pos])[-1]
+        upto = pos if upto is None else upto
+        clause = re.split(r"[,，;；。\n]", text[max(0, pos - 30):upto])[-1]
+        sentence = re.split(r"[。\n]", text[max(0, pos - 40):upto])[-1]
         tentative = bool(_TENTATIVE.search(text[max(0, pos - 6):pos]) or _QUESTIONED.match(text[end:])
                          or _CONDITIONAL.search(sentence) or _CLAUSE_TENTATIVE.search(clause))
         hits.append((pos, letters, tentative))
@@ -309,7 +325,7 @@ def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None) -
         if len(letters) > 1 and "," in m.group(1) and _ALSO.match(after):
             letters = letters[:1]  # "所以选B，C也可以作为辅助": B is the answer, C an aside
         if letters:
-            add(m.start(), letters)
+            add(m.start(), letters, m.start(1))
     for m in _POSITIVE_RE.finditer(text):
         before = text[max(0, m.start() - 8):m.start()]
         letters = _letters_in(m.group(1))
@@ -347,6 +363,10 @@ def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None) -
         add(m.start(), [(m.group(1) or m.group(2)).upper()])
     for m in _TEXT_THEN_LETTER.finditer(text):
         add(m.start(1), [m.group(1)])
+    lines = {m.group(1): (m.start(), m.group(2).lower() not in _NEGATIVE_MARKS) for m in _LINE_VERDICT.finditer(text)
+             if m.group(1) in valid}
+    if len(lines) >= 2 and any(ok for _, ok in lines.values()):
+        add(max(p for p, _ in lines.values()), sorted(k for k, (_, ok) in lines.items() if ok))
     verdicts: dict[str, tuple[int, bool]] = {}
     for m in _VERDICT.finditer(text):
         if m.group(1) in valid:
@@ -629,6 +649,11 @@ def extract_choice(response: str, options: str, *, multi: bool = False,
         letters = sorted(set(_letters_in(last.group(1))))
         if letters and all(x in valid for x in letters) and (multi or len(letters) == 1):
             return Extraction("".join(letters), "last_line_letters")
+    run = _TRAILING_RUN.search(text.rstrip())
+    if multi and run:
+        letters = sorted(set(_letters_in(run.group(1))))
+        if letters and all(x in valid for x in letters):
+            return Extraction("".join(letters), "trailing_letters")
     t = _TRAILING.search(text)
     if t and (t.group(1) or t.group(2)).upper() in valid:
         return Extraction((t.group(1) or t.group(2)).upper(), "trailing_letter")
@@ -647,7 +672,8 @@ def extract_choice(response: str, options: str, *, multi: bool = False,
 # ---------------------------------------------------------------------------------------------
 # Orders
 
-_ARROW_JOIN = r"(?:\s*(?:→|->|=>|⇒|—>|-+>|>|-|–|—|,|、|;|/|\s|然后|再|接着|之后|最后|(?i:and|then))+\s*)"
+_ARROW_JOIN = (r"(?:\s*(?:→|->|=>|⇒|—>|-+>|>|-|–|—|,|、|;|/|\s|然后|再|接着|之后|最后|必要时|(?i:and|then|finally))+"
+               r"\s*)")
 _ORDER_MARKER = re.compile(
     r"(?:最终答案|正确答案|答案|正确顺序|正确的顺序|顺序(?:应)?(?:为|是)|排序(?:为|是)?|排列(?:为|是)?|修正后|修正为|更正为|"
     r"改为|调整为|"
@@ -671,6 +697,8 @@ def _as_permutation(letters: list[str], valid: str) -> str | None:
 _CIRCLED = {chr(0x2460 + i): i + 1 for i in range(20)}  # ① … ⑳
 
 
+# A line that starts with an option label ("D. …", "- (C) …"); the letter is captured.
+_OPTION_LINE = rf"[ \t]*(?:[-*•][ \t]*)?{_OPEN}?({_LETTER}){_CLOSE}?[ \t]*[.、:：)]"
 # Two orders offered as equally good: "两种顺序都可以", "either order is acceptable".
 _HEDGE_ORDERS = re.compile(r"都可以|均可|皆可|两种.{0,6}都|(?i:either (?:order|sequence)|both (?:orders|sequences))")
 # Steps said to be interchangeable: no single order is given ("B和C的先后可以互换").
@@ -698,18 +726,30 @@ def _sequence_at(text: str, start: int) -> list[str]:
 
 
 def _order_by_text(text: str, option_texts: dict[str, str], valid: str) -> str | None:
-    """The order in which the option texts appear (after the last order marker, if any): "先消毒外阴，再戴手套……".
+    """The order in which the options are named: "先消毒外阴，再戴手套……", "Anesthetize first (B), then explore …".
 
-    An option counts as named where the text shares its longest run with the option (or with the option without
-    its bracketed gloss), of at least 4 characters or 60% of the option; failing that, in English, where the text
-    has a word of the option (4+ letters) that no other option has ("Exposure" for "Exposure and environmental
-    control"). Every option must be named, at distinct places.
+    Searched in the text after the last order marker, else in the last stretch of text (after a colon or a sentence
+    end) that names every option, so that a mnemonic quoted earlier does not count. An option is named where the text
+    shares its longest run with the option (or with it without a bracketed gloss) of at least 4 characters or 60% of
+    it, or covers 75% of it in runs of 2+; failing that, in English, where a word of the option (4+ letters, matched
+    on its first 5) that no other option has appears; failing that, where its letter stands in brackets "(B)". Every
+    option must be named, at distinct places.
     """
+    markers = list(_ORDER_MARKER.finditer(text))
+    if markers:
+        return _order_in(text[markers[-1].end():], option_texts, valid)
+    starts = [0] + [m.end() for m in re.finditer(r"[:：。.!?！？\n]", text)]
+    for start in reversed(starts):
+        found = _order_in(text[start:], option_texts, valid)
+        if found:
+            return found
+    return None
+
+
+def _order_in(region_text: str, option_texts: dict[str, str], valid: str) -> str | None:
     from difflib import SequenceMatcher
 
-    markers = list(_ORDER_MARKER.finditer(text))
-    region = text[markers[-1].end():] if markers else text
-    region = re.sub(r"\s+", " ", region).lower()
+    region = re.sub(r"\s+", " ", region_text).lower()
     squeezed = region.replace(" ", "")
     words = {k: set(_words(option_texts.get(k, ""))) for k in valid}
     where: dict[str, int] = {}
@@ -717,19 +757,25 @@ def _order_by_text(text: str, option_texts: dict[str, str], valid: str) -> str |
         forms = _option_forms(option_texts.get(letter, "").translate(_FULLWIDTH_TABLE))
         if not forms or not forms[0]:
             return None
+        english = bool(re.search(r"[a-z]{3}", forms[0].lower()))
+        own = [w for w in _words(forms[0]) if len(w) >= 4 and not any(w in words[o] for o in valid if o != letter)]
+        # English: where a word only this option has is said (shared words such as 'the wound' would mislead).
+        stems = [mm.start() for w in own for mm in re.finditer(rf"\b{re.escape(w[:5])}", region)] if english else []
+        if stems:
+            where[letter] = len(region[:min(stems)].replace(" ", ""))
+            continue
         for form in forms:
             opt = re.sub(r"\s+", "", form).lower()
             m = SequenceMatcher(None, squeezed, opt, autojunk=False).find_longest_match(0, len(squeezed), 0, len(opt))
-            if m.size >= min(len(opt), max(4, int(0.6 * len(opt)))):
+            long_run = m.size >= min(len(opt), max(4, int(0.6 * len(opt))))
+            if long_run or (m.size >= 2 and _coverage(form, region) >= 0.75):
                 where[letter] = m.a
                 break
         else:
-            own = [w for w in _words(forms[0]) if len(w) >= 4 and not any(w in words[o] for o in valid if o != letter)]
-            found = [mm.start() for w in own for mm in re.finditer(rf"\b{re.escape(w)}", region)]
-            if not found:
+            bracketed = re.search(rf"[(\[]{letter.lower()}[)\]]", squeezed)
+            if not bracketed:
                 return None
-            # Positions in the squeezed region, as above.
-            where[letter] = len(region[:min(found)].replace(" ", ""))
+            where[letter] = bracketed.start()
     if len(set(where.values())) != len(where):
         return None
     return "".join(sorted(where, key=lambda k: where[k]))
@@ -842,6 +888,12 @@ def extract_order(response: str, options: str, option_texts: dict[str, str] | No
             order = _as_permutation(seq, valid) if method in wanted else None
             if order:
                 return Extraction(order, method)
+    # The options written out one per line in the chosen order ("D. Assess …\nC. Obtain …"); the options in their
+    # own order are more likely an echo of the question than an answer.
+    for block in reversed([m.group(0) for m in re.finditer(rf"(?:(?:^|\n){_OPTION_LINE}[^\n]*)+", text)]):
+        order = _as_permutation(re.findall(rf"(?m)^{_OPTION_LINE}", block.strip("\n")), valid)
+        if order and order != valid:
+            return Extraction(order, "option_lines")
     for pos, _method, seq in sorted(candidates, key=lambda c: c[0], reverse=True):
         order = _completed(seq, valid, text, pos, option_texts)
         if order:

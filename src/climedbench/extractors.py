@@ -7,6 +7,7 @@ keywords, text → text, label → label, labels → labels, entities → entiti
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 
@@ -62,7 +63,8 @@ _LABEL_MARKER = re.compile(
     re.I,
 )
 _LABEL_HEDGE = re.compile(r"\b(?:cannot (?:determine|be determined|say)|unclear|not sure|insufficient information|"
-                          r"it depends|depends on)\b|无法确定|不能确定|视情况而定|取决于", re.I)
+                          r"it depends|depends on|(?:results|findings|evidence) (?:are|is|were|was) mixed)\b|"
+                          r"无法确定|不能确定|视情况而定|取决于", re.I)
 # A Chinese yes/no right after an answer marker ("答案：是", "答案：否。").
 _ZH_YES_NO = re.compile(r"\s*(是|否|不是)(?=[\s。，,.!！;；]|$)")
 _LABEL_CORRECTION = re.compile(r"(?:\bactually|\bwait|on second thought|correction|不对|更正|纠正)\s*[,，:：—–\-]*\s*",
@@ -107,6 +109,15 @@ def extract_label(response: str, labels: tuple[str, ...], aliases: dict[str, tup
                  if c.end() <= pos <= c.end() + 3]
     if corrected:
         return Extraction(corrected[-1], "label_correction")
+    stated = []
+    for m in _LABEL_MARKER.finditer(text):
+        near = [lab for pos, lab in mentions if m.end() <= pos <= m.end() + 3]
+        if near:
+            stated.append((m.start(), near[0]))
+    # Two answer statements that disagree with no correction between them ("Answer: yes\nAnswer: no").
+    for (p1, a), (p2, b) in itertools.pairwise(stated):
+        if a != b and not _LABEL_CORRECTION.search(text, p1, p2 + 20):
+            return Extraction(None, "inconsistent")
     for m in reversed(list(_LABEL_MARKER.finditer(text))):
         # "The correct answer is B) no": an option letter may stand before the label.
         letter = re.match(r"\s*(?:\(?[A-Z][).:]\s*)?", text[m.end():])
@@ -125,6 +136,11 @@ def extract_label(response: str, labels: tuple[str, ...], aliases: dict[str, tup
         if concluded and concluded[-1] != lead[0]:
             return Extraction(None, "inconsistent")
         return Extraction(lead[0], "leading_label")
+    # A label alone on the last line ("…a well-documented interaction.\n\n**yes**").
+    last = text.strip().rsplit("\n", 1)[-1].strip(" \t.。!！*")
+    on_last = [lab for pos, lab in mentions if pos >= len(text.rstrip()) - len(last) - 4]
+    if on_last and _labels_at(last, labels, aliases) and len(last) <= len(on_last[-1]) + 2:
+        return Extraction(on_last[-1], "last_line_label")
     distinct = {lab for _, lab in mentions}
     if len(distinct) == 1 and not _LABEL_HEDGE.search(text):
         return Extraction(distinct.pop(), "only_label")
