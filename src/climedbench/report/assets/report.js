@@ -7,7 +7,7 @@
 (function () {
   const meta = JSON.parse(document.getElementById('report-meta').textContent);
   const root = document.documentElement;
-  window.climedbenchReport = { errors: [], ready: false };
+  window.climedbenchReport = { errors: [], ready: false, readyAt: null, renders: 0 };
 
   // ---- language -------------------------------------------------------------------------------------------
   function setLang(lang) {
@@ -207,7 +207,10 @@
     ui.prev.disabled = state.page === 0;
     ui.next.disabled = state.page >= pages - 1;
     state.shown = shown;
-    window.climedbenchReport.ready = true;
+    const report = window.climedbenchReport;
+    report.renders += 1;
+    if (!report.ready) report.readyAt = performance.now(); // ms since navigation start: first page of samples shown
+    report.ready = true;
   }
 
   function refresh(resetPage) {
