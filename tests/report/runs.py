@@ -13,6 +13,7 @@ import json
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from climedbench.core.suite import load_suite
 
@@ -51,34 +52,38 @@ def make_data(folder: Path) -> Path:
     return folder
 
 
-def make_runs(tmp: Path) -> ReportRuns:
-    """The three runs, each through the real runner and HTTP client against an instant server on 127.0.0.1 (served
-    in this process, on the runner's event loop)."""
+def run_through(app: Any, data: Path, out: Path, suite: str | None = None) -> Path:
+    """One run through the real runner and HTTP client against `app` (an InstantApp) served on 127.0.0.1 in this
+    process, in a thread of its own (Playwright's sync API may already run an event loop in this one)."""
     from climedbench.models.registry import ModelOptions
     from climedbench.runner import RunOptions, plan_run, run_plan
-    from tests.support.instant_server import InstantApp, start
+    from tests.support.instant_server import start
 
-    data = make_data(tmp / "data")
-    apps = {"alpha": InstantApp(model="alpha"), "beta": InstantApp(model="beta", letters="ABZ"),
-            "gamma": InstantApp(model=GAMMA, reply=MARKUP_REPLY)}
-
-    async def run(key: str) -> None:
-        server = await start(apps[key])
+    async def run() -> None:
+        server = await start(app)
         port = server.sockets[0].getsockname()[1]
         try:
-            opts = RunOptions(data=str(data), model=f"openai:{apps[key].model}", limit=0, max_tokens=400,
-                              no_cache=True, out=str(tmp / key),
+            opts = RunOptions(data=str(data), suite=suite, model=f"openai:{app.model}", limit=0, max_tokens=400,
+                              no_cache=True, out=str(out),
                               model_options=ModelOptions(base_url=f"http://127.0.0.1:{port}/v1", max_concurrency=8))
             await run_plan(plan_run(opts))
         finally:
             server.close()
             await server.wait_closed()
 
-    # In a thread of its own: Playwright's sync API may already run an event loop in this one.
     with ThreadPoolExecutor(1) as pool:
-        for key in apps:
-            pool.submit(asyncio.run, run(key)).result()
-    return ReportRuns(data=data, alpha=tmp / "alpha", beta=tmp / "beta", gamma=tmp / "gamma")
+        pool.submit(asyncio.run, run()).result()
+    return out
+
+
+def make_runs(tmp: Path) -> ReportRuns:
+    """The three runs on the same data."""
+    from tests.support.instant_server import InstantApp
+
+    data = make_data(tmp / "data")
+    return ReportRuns(data=data, alpha=run_through(InstantApp(model="alpha"), data, tmp / "alpha"),
+                      beta=run_through(InstantApp(model="beta", letters="ABZ"), data, tmp / "beta"),
+                      gamma=run_through(InstantApp(model=GAMMA, reply=MARKUP_REPLY), data, tmp / "gamma"))
 
 
 def samples(run: Path) -> dict[str, dict]:

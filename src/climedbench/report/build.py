@@ -11,12 +11,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from climedbench import __version__
-from climedbench.analyses.runs import Run, load_runs
+from climedbench.analyses.runs import Run
 from climedbench.core.suite import Suite
 from climedbench.core.types import Results
 from climedbench.errors import ConfigError
 from climedbench.report.page import ReportPage
-from climedbench.report.samples import BLOCK_SIZE
+
+BLOCK_SIZE = 100  # items per compressed block of the sample browser
 
 
 def languages_of(suite: Suite) -> list[str]:
@@ -62,13 +63,17 @@ def build_page(paths: list[Path], *, analyses: Path | None = None,
                level: int = 6) -> ReportPage:
     """Everything the page shows. `published` (already read) and `paper`/`from_csv` add published rows."""
     from climedbench.report.analyses import read_analyses
+
+    if not paths:
+        raise ConfigError("give at least one run directory")
+    # Inputs that can be wrong are read first, so a mistake is reported before the slow parts.
+    views, analysis_notes = read_analyses(analyses) if analyses is not None else ([], [])
+    from climedbench.analyses.runs import load_runs
     from climedbench.report.charts import build_charts
     from climedbench.report.details import run_details
     from climedbench.report.leaderboard import build_leaderboard, display_names, run_info
     from climedbench.report.samples import build_samples
 
-    if not paths:
-        raise ConfigError("give at least one run directory")
     runs = load_runs(paths)
     suite = runs[0].suite
     pub = dict(published or {})
@@ -78,7 +83,6 @@ def build_page(paths: list[Path], *, analyses: Path | None = None,
     board = build_leaderboard(runs, infos, results, pub, suite, seed=seed)
     languages = languages_of(suite)
     charts = build_charts(suite, board, languages)
-    views, analysis_notes = read_analyses(analyses) if analyses is not None else ([], [])
     samples = build_samples(runs, infos, suite, block_size=block_size, level=level)
     details = []
     for run, info, res in zip(runs, infos, results, strict=True):

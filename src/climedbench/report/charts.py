@@ -1,7 +1,7 @@
 """The report's own figures, drawn server-side with matplotlib and inlined as sanitised SVG.
 
 - a radar (spider) chart of each run's scores on the suite's first grouping level (CliMedBench's seven
-  dimensions; a grouped bar chart when that level has fewer than three groups, where a radar cannot be read);
+  dimensions; a dot plot when that level has fewer than three groups, where a radar cannot be read);
 - a forest plot of every task's score with its 95% interval, one colour and marker per run.
 
 Colours are the Okabe–Ito palette (distinguishable with the common colour-vision deficiencies), and every
@@ -61,7 +61,7 @@ def radar_axes(suite: Suite, board: Leaderboard) -> list[str]:
 
 
 def radar_svg(suite: Suite, board: Leaderboard, lang: str, prefix: str) -> str:
-    """Each run's scores on the first level's groups, as a radar (bars when there are fewer than 3 groups)."""
+    """Each run's scores on the first level's groups, as a radar (a dot plot when there are fewer than 3 groups)."""
     plt = _pyplot()
     runs = [r for r in board.rows if r.run is not None]
     keys = radar_axes(suite, board)
@@ -84,17 +84,19 @@ def radar_svg(suite: Suite, board: Leaderboard, lang: str, prefix: str) -> str:
         ax.set_ylim(low, 100)
         ax.set_rlabel_position(90)
         ax.legend(loc="upper left", bbox_to_anchor=(1.05, 1.0), frameon=False)
-    else:
-        fig, ax = plt.subplots(figsize=(6.4, 0.5 * len(keys) * max(1, len(runs)) + 1.5))
-        height = 0.8 / max(1, len(runs))
+    else:  # a dot plot: one row per group, one marker per run
+        fig, ax = plt.subplots(figsize=(6.4, 0.6 * len(keys) + 1.5))
+        ys = list(range(len(keys)))[::-1]
         for i, (row, vals) in enumerate(zip(runs, values, strict=True)):
-            ys = [k + (i - (len(runs) - 1) / 2) * height for k in range(len(keys))][::-1]
-            bars = ax.barh(ys, [0 if math.isnan(v) else v for v in vals], height, label=row.name,
-                           color=style(i)["color"], hatch=("", "//", "..", "xx")[i % 4])
-            bars.set_gid(f"series-{i}")
-        ax.set_yticks(list(range(len(keys)))[::-1])
+            st = style(i)
+            (line,) = ax.plot(vals, ys, label=row.name, linestyle="none", marker=st["marker"], color=st["color"],
+                              markersize=7)
+            line.set_gid(f"series-{i}")
+        ax.set_yticks(ys)
         ax.set_yticklabels(labels)
-        ax.set_xlim(low, 100)
+        ax.set_ylim(-0.7, len(keys) - 0.3)
+        ax.set_xlim(low - 2, 102)
+        ax.grid(axis="x", color="#dddddd", lw=0.5)
         ax.set_xlabel("score (×100)" if lang == "en" else "得分（×100）")
         ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
     return sanitize_svg(_svg(fig), prefix, "radar chart")

@@ -28,7 +28,7 @@ from climedbench.report.page import RunInfo, SampleBrowser, SampleTask
 from climedbench.report.tables import metric_label
 from climedbench.secrets import redact
 
-BLOCK_SIZE = 100
+BLOCK_SIZE = 100  # the default of build_page too
 # Status codes of an item in a run (the index's `status`): what the filters read.
 ANSWERED, NO_ANSWER, ERROR, MISSING = 0, 1, 2, 3
 

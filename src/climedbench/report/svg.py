@@ -100,8 +100,8 @@ def _write(el: Element, prefix: str, out: list[str]) -> None:
         kept = _attribute(k, v, prefix)
         if kept is not None:
             attrs.append(f' {kept[0]}="{escape(kept[1], quote=True)}"')
-    if name == "image" and not any(a.startswith(" href=") for a in attrs):
-        return  # an image of anything but inline raster data is not shown
+    if name in ("image", "use") and not any(a.startswith(" href=") for a in attrs):
+        return  # an image of anything but inline raster data, or a reference outside the figure, is not shown
     if name == "svg" and not out:
         attrs.append(f' xmlns="{SVG_NS}"')
         # matplotlib puts its default line caps in a <style> element, which is dropped: same as attributes.
