@@ -13,9 +13,10 @@ compressibility (printed: gzip ratio of the synthetic inputs vs the demo inputs)
 749 model responses of tests/fixtures/extraction_*.jsonl (choice and order scenarios; × --response-scale) and from
 the demo references (keywords, rebuttals, reasons), then an answer line. Scores are random (simulated).
 
-Prints: the number of items and samples, the HTML size, the size the sample data would have as plain JSON, the
-build time (wall, the CLI) and its peak memory, and in Chromium the time to the first page of samples, the time to
-show the largest scenario filtered to A's wrong answers, and the JS heap afterwards.
+Prints: the number of items and samples, the HTML size, the size the sample data would have as plain JSON and
+embedded naively (each run's samples.jsonl plus every item's input), the build time (wall, the CLI) and its peak
+memory, and in Chromium the time to the first page of samples, the time to show the largest scenario filtered to
+A's wrong answers, and the JS heap afterwards.
 """
 
 from __future__ import annotations
@@ -224,6 +225,10 @@ def main() -> None:
         runs = make_runs(work / "data", work / "runs", args.models, args.seed, args.response_scale)
         made = time.perf_counter() - t0
         samples_bytes = sum((r / "samples.jsonl").stat().st_size for r in runs)
+        inputs_bytes = sum(len(json.dumps(json.loads(line)["input"], ensure_ascii=False).encode())
+                           for f in (work / "data").glob("*.jsonl")
+                           for line in f.read_text(encoding="utf-8").splitlines())
+        naive = samples_bytes + args.models * inputs_bytes
         html = work / "report.html"
         cmd = [sys.executable, "-m", "climedbench.cli", "report", *map(str, runs), "--html", str(html)]
         start = time.perf_counter()
@@ -258,8 +263,9 @@ def main() -> None:
         print(f"synthetic run set: {args.items} items × {args.models} models = {args.items * args.models} samples "
               f"(made in {made:.0f} s; samples.jsonl total {samples_bytes / 1e6:.1f} MB)")
         print(f"gzip ratio of item inputs: demo set {demo_ratio:.3f}, synthetic {synth_ratio:.3f}")
-        print(f"HTML report: {size / 1e6:.1f} MB (sample data as plain JSON would be "
-              f"{_raw_json_mb(html):.1f} MB before gzip + base64)")
+        print(f"HTML report: {size / 1e6:.1f} MB; its sample data as plain JSON (each input once) "
+              f"{_raw_json_mb(html):.1f} MB before gzip + base64; embedded naively (every run's samples.jsonl with "
+              f"every item's input) {naive / 1e6:.1f} MB")
         print(f"build (climedbench report --html, wall): {build:.1f} s, peak RSS {peak_mb:.0f} MB")
         print(f"Chromium: load event {loaded:.1f} s; first page of samples shown {first:.1f} s "
               f"(performance.now() {ready_at / 1000:.1f} s)")
