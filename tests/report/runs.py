@@ -1,7 +1,7 @@
 """Run directories for the report tests, made by the real runner against instant OpenAI-compatible servers.
 
 Data: the first items of seven demo scenarios (one per CliMedBench dimension) plus one BKT item whose text is
-markup. Runs: 'alpha' (answers 答案：X, X from ABCD), 'beta' (X from ABZ: 'Z' is no option, so some answers cannot
+markup. Runs: 'alpha' (answers 答案：X, X from ABCD; its prompts logged), 'beta' (X from ABZ: 'Z' is no option, so some answers cannot
 be read: extraction failures) and 'gamma <i>x</i>' (every answer is markup that would run script if rendered as
 HTML, then 答案：A).
 """
@@ -52,7 +52,7 @@ def make_data(folder: Path) -> Path:
     return folder
 
 
-def run_through(app: Any, data: Path, out: Path, suite: str | None = None) -> Path:
+def run_through(app: Any, data: Path, out: Path, suite: str | None = None, log_prompts: bool = False) -> Path:
     """One run through the real runner and HTTP client against `app` (an InstantApp) served on 127.0.0.1 in this
     process, in a thread of its own (Playwright's sync API may already run an event loop in this one)."""
     from climedbench.models.registry import ModelOptions
@@ -64,7 +64,7 @@ def run_through(app: Any, data: Path, out: Path, suite: str | None = None) -> Pa
         port = server.sockets[0].getsockname()[1]
         try:
             opts = RunOptions(data=str(data), suite=suite, model=f"openai:{app.model}", limit=0, max_tokens=400,
-                              no_cache=True, out=str(out),
+                              no_cache=True, out=str(out), log_prompts=log_prompts,
                               model_options=ModelOptions(base_url=f"http://127.0.0.1:{port}/v1", max_concurrency=8))
             await run_plan(plan_run(opts))
         finally:
@@ -81,7 +81,7 @@ def make_runs(tmp: Path) -> ReportRuns:
     from tests.support.instant_server import InstantApp
 
     data = make_data(tmp / "data")
-    return ReportRuns(data=data, alpha=run_through(InstantApp(model="alpha"), data, tmp / "alpha"),
+    return ReportRuns(data=data, alpha=run_through(InstantApp(model="alpha"), data, tmp / "alpha", log_prompts=True),
                       beta=run_through(InstantApp(model="beta", letters="ABZ"), data, tmp / "beta"),
                       gamma=run_through(InstantApp(model=GAMMA, reply=MARKUP_REPLY), data, tmp / "gamma"))
 

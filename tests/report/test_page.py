@@ -171,6 +171,10 @@ def test_sample_browser_shows_the_response_the_model_gave_for_an_item(opened, ru
         assert card.locator("pre.gold").text_content() == source["reference"]
         expected_score = 1.0 if letter == source["reference"] else 0.0
         assert beta.locator("dd.score").text_content().split(" ")[0] == str(int(expected_score))
+        # alpha logged its prompts (--log-prompts): every message the model was sent is shown; beta did not.
+        prompt = alpha.locator("details.prompt pre").text_content()
+        assert all(m["content"] in prompt for m in request.messages(plan.suite))
+        assert beta.locator("details.prompt").count() == 0
 
 
 def test_filters_wrong_answers_extraction_failures_and_disagreements(opened, runs):
