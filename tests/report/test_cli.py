@@ -121,3 +121,14 @@ def test_a_users_own_suite_gets_its_own_groups_names_and_items(tmp_path):
     shown = block["strings"][block["input"][0][0]]
     assert shown.startswith(first["question"])
     assert f"A. {first['options'][0]}" in shown and f"D. {first['options'][3]}" in shown
+
+
+def test_no_samples_leaves_out_the_sample_data_and_still_loads(runs, browser, tmp_path):
+    html = tmp_path / "small.html"
+    cli("report", str(runs.alpha), str(runs.beta), "--html", str(html), "--no-samples")
+    text = html.read_text(encoding="utf-8")
+    assert re.search(r'<script type="application/octet-stream" id=', text) is None and 'id="s-list"' not in text
+    for opened in open_page(browser, html.as_uri()):
+        assert opened.page.locator("#board tbody tr.run").count() == 2
+        assert "left out" in opened.page.text_content("#samples")
+        assert opened.page_errors == [] and opened.console_errors == []

@@ -35,6 +35,9 @@ def report(
                                                      "suite's first).")] = None,
     from_csv: Annotated[Path | None, typer.Option(help="Add published scores from a CSV: a 'model' column and one "
                                                        "column per task code (×100).")] = None,
+    samples: Annotated[bool, typer.Option("--samples/--no-samples", help="Include the sample browser (every item, "
+                                                                       "compressed); --no-samples keeps the page "
+                                                                       "small whatever the run size.")] = True,
     serve: Annotated[bool, typer.Option("--serve", help="Serve the page over HTTP until Ctrl-C (written to --html, "
                                                         "or to a temporary file).")] = False,
     host: Annotated[str, typer.Option(help="Address to serve on (--serve). Anything but 127.0.0.1 shows the "
@@ -62,7 +65,8 @@ def report(
     from climedbench.report.render import write_html
 
     started = time.perf_counter()
-    page = build_page(list(runs), analyses=analyses, paper=paper, setting=setting, from_csv=from_csv, seed=seed)
+    page = build_page(list(runs), analyses=analyses, paper=paper, setting=setting, from_csv=from_csv, seed=seed,
+                      with_samples=samples)
     target = html
     if target is None:
         import tempfile

@@ -15,7 +15,7 @@ from climedbench.analyses.runs import Run
 from climedbench.core.suite import Suite
 from climedbench.core.types import Results
 from climedbench.errors import ConfigError
-from climedbench.report.page import ReportPage
+from climedbench.report.page import ReportPage, SampleBrowser
 
 BLOCK_SIZE = 100  # items per compressed block of the sample browser
 
@@ -60,8 +60,9 @@ def published_results(suite: Suite, *, paper: bool = False, setting: str | None 
 def build_page(paths: list[Path], *, analyses: Path | None = None,
                published: Mapping[str, Results] | None = None, paper: bool = False, setting: str | None = None,
                from_csv: Path | None = None, seed: int = 0, block_size: int = BLOCK_SIZE,
-               level: int = 6) -> ReportPage:
-    """Everything the page shows. `published` (already read) and `paper`/`from_csv` add published rows."""
+               level: int = 6, with_samples: bool = True) -> ReportPage:
+    """Everything the page shows. `published` (already read) and `paper`/`from_csv` add published rows; without
+    `with_samples` the sample browser is left out (a page small enough to e-mail for any run size)."""
     from climedbench.report.analyses import read_analyses
 
     if not paths:
@@ -83,7 +84,11 @@ def build_page(paths: list[Path], *, analyses: Path | None = None,
     board = build_leaderboard(runs, infos, results, pub, suite, seed=seed)
     languages = languages_of(suite)
     charts = build_charts(suite, board, languages)
-    samples = build_samples(runs, infos, suite, block_size=block_size, level=level)
+    if with_samples:
+        samples = build_samples(runs, infos, suite, block_size=block_size, level=level)
+    else:
+        samples = SampleBrowser(runs=infos, tasks=[], chunks={},
+                                notes=["The sample browser was left out of this page (--no-samples)."])
     details = []
     for run, info, res in zip(runs, infos, results, strict=True):
         notes = [n for n in samples.notes if n.startswith(f"{run.path}:")]
