@@ -110,3 +110,25 @@ def test_cell_text():
 
     assert [cell_text(v) for v in (None, float("nan"), 3, 3.0, 46.4, 0.000123, 12345.67, True, "<b>", [1, "a"])] \
         == ["—", "—", "3", "3", "46.4", "0.000123", "12345.7", "yes", "<b>", '[1, "a"]']
+
+
+def test_a_run_whose_data_is_gone_keeps_its_responses_and_says_so(runs, tmp_path):
+    import shutil
+
+    from climedbench.analyses.runs import load_runs
+    from climedbench.report.leaderboard import run_info
+    from climedbench.report.samples import build_samples, unpack
+
+    moved = tmp_path / "alpha"
+    shutil.copytree(runs.alpha, moved)
+    spec = json.loads((moved / "run.json").read_text(encoding="utf-8"))
+    spec["data"] = str(tmp_path / "no-such-data")
+    (moved / "run.json").write_text(json.dumps(spec), encoding="utf-8")
+    loaded = load_runs([moved])
+    browser = build_samples(loaded, [run_info(loaded[0], "r0", "alpha")], loaded[0].suite)
+    assert len(browser.notes) == 1 and "cannot be read any more" in browser.notes[0]
+    task = browser.tasks[0]
+    block = unpack(browser.chunks[task.blocks[0]])
+    assert set(block["input"][0]) == {-1}
+    first = next(s for s in samples(moved).values() if s["task"] == task.code)
+    assert block["strings"][block["raw"][0][0]] == first["raw"]
