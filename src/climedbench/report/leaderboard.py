@@ -28,7 +28,8 @@ def run_info(run: Run, key: str, name: str) -> RunInfo:
     spec = run.spec
     model = spec.model or {}
     return RunInfo(key=key, name=name, model=run.model, backend=str(model.get("backend") or "") or None,
-                   variant=str(spec.prompt.get("variant", "vanilla")), shots=int(spec.prompt.get("shots", 0) or 0),
+                   variant=str(spec.prompt.get("variant", "vanilla")), mc_mode=spec.mc_mode,
+                   shots=int(spec.prompt.get("shots", 0) or 0),
                    date=spec.finished_at or spec.started_at, data=spec.data, data_sha256=spec.data_sha256,
                    path=str(run.path), adaptive=spec.kind == "adaptive")
 

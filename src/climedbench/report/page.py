@@ -31,6 +31,7 @@ class RunInfo(BaseModel):
     model: str
     backend: str | None = None
     variant: str = "vanilla"
+    mc_mode: str = "generate"  # 'logprob': single-answer items read from the first token's log-probabilities
     shots: int = 0
     date: str | None = None
     data: str | None = None
