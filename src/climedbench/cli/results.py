@@ -1,4 +1,4 @@
-"""`climedbench report` and `leaderboard`."""
+"""`climedbench leaderboard` (the `report` command is in cli/report.py)."""
 
 from __future__ import annotations
 
@@ -94,34 +94,3 @@ def leaderboard(
             from climedbench.analyses.record import print_record
 
             print_record(ranks)
-
-
-@app.command(epilog="""
-Example:
-
-  climedbench report runs/qwen7b runs/gpt4o runs/demo
-""")
-def report(
-    runs: Annotated[list[Path], typer.Argument(help="Run directories (of one suite).")],
-    json_out: Annotated[bool, typer.Option("--json", help="Print {model: results} as JSON.")] = False,
-) -> None:
-    """Several runs side by side: every task, group and overall with 95% intervals."""
-    from climedbench.report.tables import comparison_table, print_table
-    from climedbench.rescore import suite_of_run
-    from climedbench.rundir import RunDir
-
-    table: dict[str, Any] = {}
-    suite = None
-    for d in runs:
-        rd = RunDir(d)
-        res = rd.read_results()
-        this = suite_of_run(rd.read_spec())
-        if suite is not None and this.suite != suite.suite:
-            raise DataError(f"{d}: a run of suite {this.suite!r}, the others are {suite.suite!r}")
-        suite = this
-        table[unique_name(table, f"{res.model}\n{d}")] = res
-    assert suite is not None
-    if json_out:
-        print_json({m.split("\n")[0]: v for m, v in _as_json(table).items()})
-    else:
-        print_table(comparison_table(table, suite, title=f"{suite.title}: runs (×100, 95% CI)"))

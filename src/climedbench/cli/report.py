@@ -1,0 +1,113 @@
+"""`climedbench report`: runs side by side in the terminal, or one self-contained HTML page (--html, --serve)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from climedbench.cli.common import app, err, out, print_json, unique_name
+from climedbench.errors import ConfigError, DataError
+
+
+@app.command(epilog="""
+Examples:
+
+  climedbench report runs/qwen7b runs/gpt4o                              # terminal table with 95% CIs
+
+  climedbench report runs/qwen7b runs/gpt4o --html report.html --paper   # one HTML file, the paper's Table 2 beside
+
+  climedbench report runs/* --html report.html --analyses analyses/demo  # with the analyses' tables and figures
+
+  climedbench report runs/qwen7b --serve                                 # the same page at http://127.0.0.1:8765/
+""")
+def report(
+    runs: Annotated[list[Path], typer.Argument(help="Run directories (of one suite).")],
+    html: Annotated[Path | None, typer.Option("--html", help="Write one self-contained HTML page: sortable "
+                                              "leaderboard, figures, sample browser, run details. It loads "
+                                              "nothing from a network (open it from disk or e-mail it).")] = None,
+    analyses: Annotated[Path | None, typer.Option(help="Add every analysis record in this folder (the --out of "
+                                                       "`climedbench analyze`): title, table, notes, figure.")] = None,
+    paper: Annotated[bool, typer.Option("--paper", help="Add the suite's published results, marked as published "
+                                                        "(CliMedBench: Table 2).")] = False,
+    setting: Annotated[str | None, typer.Option(help="Which published table with --paper (default: the "
+                                                     "suite's first).")] = None,
+    from_csv: Annotated[Path | None, typer.Option(help="Add published scores from a CSV: a 'model' column and one "
+                                                       "column per task code (×100).")] = None,
+    samples: Annotated[bool, typer.Option("--samples/--no-samples", help="Include the sample browser (every item, "
+                                                                       "compressed); --no-samples keeps the page "
+                                                                       "small whatever the run size.")] = True,
+    serve: Annotated[bool, typer.Option("--serve", help="Serve the page over HTTP until Ctrl-C (written to --html, "
+                                                        "or to a temporary file).")] = False,
+    host: Annotated[str, typer.Option(help="Address to serve on (--serve). Anything but 127.0.0.1 shows the "
+                                           "report to your network.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to serve on (--serve); 0 picks a free one.")] = 8765,
+    seed: Annotated[int, typer.Option(help="Seed of the bootstrap behind the rank intervals.")] = 0,
+    json_out: Annotated[bool, typer.Option("--json", help="Print {model: results} as JSON.")] = False,
+) -> None:
+    """Several runs side by side: every task, group and overall with 95% intervals. With --html (or --serve): one
+    HTML page with the leaderboard (sortable, rank intervals, published results beside), a radar of the first
+    grouping level and a forest plot of task scores, the analyses of --analyses, a sample browser (filter wrong
+    answers, extraction failures and errors; two models side by side) and each run's details."""
+    if html is None and not serve:
+        if analyses is not None:
+            raise ConfigError("--analyses is shown in the HTML report: add --html FILE or --serve")
+        _terminal(runs, json_out, paper, setting, from_csv)
+        return
+    if json_out:
+        raise ConfigError("--json prints the figures to the terminal; it cannot be combined with --html or --serve")
+    if html is not None and html.is_dir():
+        raise ConfigError(f"--html {html}: is a folder; give the file to write (e.g. {html / 'report.html'})")
+    import time
+
+    from climedbench.report.build import build_page
+    from climedbench.report.render import write_html
+
+    started = time.perf_counter()
+    page = build_page(list(runs), analyses=analyses, paper=paper, setting=setting, from_csv=from_csv, seed=seed,
+                      with_samples=samples)
+    target = html
+    if target is None:
+        import tempfile
+
+        target = Path(tempfile.mkdtemp(prefix="climedbench-report-")) / "report.html"
+    size = write_html(page, target)
+    err.print(f"wrote {target} ({size / 1e6:.1f} MB, {time.perf_counter() - started:.1f} s)", highlight=False)
+    if serve:
+        from climedbench.report.serve import serve as serve_file
+
+        def ready(url: str) -> None:
+            out.print(url, highlight=False)
+            err.print("serving the report; Ctrl-C stops", highlight=False)
+
+        try:
+            serve_file(target, host, port, ready)
+        except KeyboardInterrupt:
+            err.print("stopped")
+
+
+def _terminal(runs: list[Path], json_out: bool, paper: bool, setting: str | None, from_csv: Path | None) -> None:
+    from climedbench.cli.results import _as_json
+    from climedbench.report.build import published_results
+    from climedbench.report.tables import comparison_table, print_table
+    from climedbench.rescore import suite_of_run
+    from climedbench.rundir import RunDir
+
+    table: dict[str, Any] = {}
+    suite = None
+    for d in runs:
+        rd = RunDir(d)
+        res = rd.read_results()
+        this = suite_of_run(rd.read_spec())
+        if suite is not None and this.suite != suite.suite:
+            raise DataError(f"{d}: a run of suite {this.suite!r}, the others are {suite.suite!r}")
+        suite = this
+        table[unique_name(table, f"{res.model}\n{d}")] = res
+    assert suite is not None
+    for name, res in published_results(suite, paper=paper, setting=setting, from_csv=from_csv).items():
+        table[unique_name(table, f"{name}\n(published)")] = res
+    if json_out:
+        print_json({m.split("\n")[0]: v for m, v in _as_json(table).items()})
+    else:
+        print_table(comparison_table(table, suite, title=f"{suite.title}: runs (×100, 95% CI)"))
