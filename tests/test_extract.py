@@ -31,6 +31,7 @@ def _accuracy(name: str) -> tuple[float, list[str]]:
     ("extraction_v5.jsonl", 0.96),       # blind at first (89.3%), then its misses were studied too
     ("extraction_v6.jsonl", 0.96),       # blind at first (91.5%), then its misses were studied too
     ("extraction_v7.jsonl", 0.96),       # blind at first (96.4%), then its misses were studied too
+    ("extraction_v8.jsonl", 0.96),       # blind at first (94.2%), then its misses were studied too
 ])
 def test_extraction_accuracy_on_realistic_responses(name, floor):
     acc, wrong = _accuracy(name)
@@ -138,6 +139,27 @@ def test_verdict_lines_colon_runs_and_line_breaks():
                           option_texts={"A": "立即剖宫产", "B": "静脉滴注缩宫素"}).answer is None
 
 
+def test_multi_runs_json_ticks_and_unfinished_responses():
+    opts = "ABCDE"
+    assert extract_choice("A、B、D\n\n微血管并发症……冠心病和脑卒中属于大血管并发症。", opts, multi=True).answer == "ABD"
+    assert extract_choice("(A)(C)(E)\n\nMultiparity is protective.", opts, multi=True).answer == "ACE"
+    assert extract_choice("答案是AB和D。β受体阻滞剂急性期禁用。", opts, multi=True).answer == "ABD"
+    assert extract_choice("除D项外其余均正确。", opts, multi=True).answer == "ABCE"
+    assert extract_choice("答案：ABD\n\n……因此正确答案是BCD。", opts, multi=True).answer is None
+    assert extract_choice("答案：ABD。\n补充：E也属于毒蕈碱样症状，故正确答案为ABDE。", opts, multi=True).answer == "ABDE"
+    assert extract_choice('{"answer": ["B", "C"]}', opts, multi=True).answer == "BC"
+    preg = {"A": "血容量增加", "B": "心率加快", "C": "血红蛋白浓度升高", "D": "肾小球滤过率增加", "E": "胃排空加快"}
+    ticks = "✅ 血容量增加\n✅ 心率加快\n❌ 血红蛋白浓度升高——实为下降\n✅ 肾小球滤过率增加\n❌ 胃排空加快"
+    assert extract_choice(ticks, opts, multi=True, option_texts=preg).answer == "ABD"
+    assert extract_choice("新生儿呼吸窘迫综合征表现为呼吸急促（>60次/分）、", opts, multi=True).answer is None
+    assert extract_choice("Option A, lisinopril, is", opts).answer is None
+    assert extract_choice("Ans. is 'b' i.e., Ethosuximide", "ABCD").answer == "B"
+    assert extract_choice("Ans: d) Ampulla", "ABCD").answer == "D"
+    assert extract_choice("c.", "ABCD").answer == "C"
+    assert extract_choice("Answer: A\n\nOn reflection, PTHrP points to squamous cell. Let me correct that: the answer is D.",
+                          opts).answer == "D"
+
+
 def test_answers_named_by_option_text():
     texts = {"A": "血红蛋白降低", "B": "血清铁降低", "C": "血清铁蛋白降低", "D": "总铁结合力升高", "E": "红细胞平均体积减小"}
     echoed = "选项分析：\n" + "\n".join(f"{k}. {v}——……" for k, v in texts.items()) + "\n\n最可靠的指标是血清铁蛋白降低。"
@@ -154,6 +176,17 @@ def test_answers_named_by_option_text():
     nota = {"A": "Amoxicillin", "B": "Azithromycin", "C": "Levofloxacin", "D": "None of the above"}
     assert extract_choice("None of the above. Antibiotics provide no benefit.", "ABCD", option_texts=nota).answer == "D"
     assert extract_choice("以上选项均不完全正确。", "ABCDE", option_texts=tb).answer is None
+    formula = {"A": "四君子汤", "B": "四物汤", "C": "六味地黄丸", "D": "补中益气汤", "E": "归脾汤"}
+    assert extract_choice("四君子汤。\n\n本方益气健脾；补中益气汤偏于升阳，归脾汤益气补血。", "ABCDE",
+                          option_texts=formula).answer == "A"
+    nitro = {"A": "硝酸甘油舌下含服", "B": "阿司匹林口服", "C": "美托洛尔静注", "D": "吗啡肌注", "E": "硝苯地平口服"}
+    assert extract_choice("舌下含服硝酸甘油。", "ABCDE", option_texts=nitro).answer == "A"
+    g6pd = {"A": "Primaquine", "B": "Dapsone", "C": "Nitrofurantoin", "D": "Sulfamethoxazole", "E": "None of the above"}
+    assert extract_choice("All can precipitate hemolysis in G6PD deficiency, so none of these is safe.", "ABCDE",
+                          option_texts=g6pd).answer == "E"
+    links = {"A": "传染源", "B": "传播途径", "C": "易感人群", "D": "病原体", "E": "社会因素"}
+    assert extract_choice("三个基本环节是传染源、传播途径和易感人群。病原体和社会因素属于影响因素而非基本环节。", "ABCDE",
+                          multi=True, option_texts=links).answer == "ABC"
 
 
 def test_multi_answers_written_as_exceptions_counts_and_lists():
@@ -212,6 +245,8 @@ def test_yes_no_labels():
     assert extract_label("No, I don't think so. Actually — yes. Rifampin induces CYP3A4.", yn).answer == "yes"
     assert extract_label("Both cause vasodilation; combined use can cause profound hypotension.\n\n**yes**", yn).answer == "yes"
     assert extract_label("Answer: yes\nAnswer: no", yn).answer is None
+    assert extract_label("Yes and no — it depends on the timing of the doses.", yn).answer is None
+    assert extract_label("是的，两者存在相互作用。克拉霉素抑制CYP3A4。", yn).answer == "yes"
     assert extract_label("The results are mixed: adherence improved but there was no difference in control.",
                          ("yes", "no", "maybe")).answer is None
 

@@ -146,7 +146,9 @@ _BRACKET_JOIN = r"(?:[ \t]*[)\]】」』〕][ \t]*[(\[【「『〔])"
 # A run is concatenated letters ("ACD") or separated ones ("A、C 和 D", "(A)(C)"), not a mix: in "应选ABCE，D项……"
 # the D after the comma starts a new clause.
 _SEPARATED = rf"(?:(?:{_JOIN}|{_BRACKET_JOIN}){_LETTER}{_PAREN}?)+"
-_LETTER_RUN = (rf"{_NOT_BEFORE}{_OPEN}?\s*({_LETTER}{_PAREN}?(?:{_LETTER}+|{_SEPARATED})?)"
+# "AB和D": a concatenated run may be closed by 和/及/and and one more letter.
+_CONCAT = rf"{_LETTER}+(?:[ \t]*(?:和|及|与|以及|(?i:and))[ \t]*{_LETTER})?"
+_LETTER_RUN = (rf"{_NOT_BEFORE}{_OPEN}?\s*({_LETTER}{_PAREN}?(?:{_CONCAT}|{_SEPARATED})?)"
                rf"[ \t]*{_CLOSE}?{_NOT_AFTER}")
 _AFTER_MARKER = (r"(?:是|为|有|包括|应为|应该是|就是|还是|仍是|仍然是|应修正为|修正为|更正为|改为|选项|选|项|"
                  r"[:：=]|】|\]|→|->|—|–|-(?!\s*\d)|\"|(?i:options?|is|would be)|\s)*")
@@ -160,10 +162,10 @@ _POSITIVE_RE = re.compile(
 )
 # "除A外其余均错误" (the exception is the answer) / "除了B和D以外都正确" (the complement is)
 _EXCEPT_RE = re.compile(
-    rf"除(?:了)?\s*{_LETTER_RUN}\s*(?:以)?外[^。\n]{{0,10}}?(?:均|都|全)\s*(?:是)?\s*"
+    rf"除(?:了)?\s*{_LETTER_RUN}\s*项?\s*(?:以)?外[^。\n]{{0,10}}?(?:均|都|全)\s*(?:是)?\s*"
     r"(错误|不正确|不对|错|正确|对|符合)|"
     # "除E外，其余选项均为肝硬化失代偿期的表现": the others are what the question asks for.
-    rf"除(?:了)?\s*{_LETTER_RUN}\s*(?:以)?外?\s*[,，]?\s*(?:其余|其他|其它)(?:选项|各项|几项)?\s*(?:均|都|皆)\s*"
+    rf"除(?:了)?\s*{_LETTER_RUN}\s*项?\s*(?:以)?外?\s*[,，]?\s*(?:其余|其他|其它)(?:选项|各项|几项)?\s*(?:均|都|皆)\s*"
     r"(为|是|属于|对|正确)",
 )
 # "答案是b": a lower-case letter counts only right after a Chinese answer marker.
@@ -172,7 +174,9 @@ _LOWER_SINGLE = re.compile(
     # "the answer is b." / "option (c)" / "go with d": a lower-case letter closed by punctuation or the end,
     # so that "the answer is a fracture" (an article) is not read as A.
     r"(?i:(?:final answer|answer(?: is| would be| should be)?|option|choice|go with|choose|select|pick))\b"
-    r"(?:\s*[:=]\s*|\s+|(?=[(\[]))[(\[]?\s*(?-i:([a-z]))\s*[)\]]?(?=\s*(?:[.,;:!。，；]|$))"
+    r"(?:\s*[:=]\s*|\s+|(?=[(\[]))[(\[]?\s*(?-i:([a-z]))\s*[)\]]?(?=\s*(?:[.,;:!。，；]|$))|"
+    r"(?i:\bans\b\.?(?:\s*is)?)\s*[:=]?\s*(?:['\"‘“](?-i:([a-z]))['\"’”]|(?-i:([a-z]))\))|"
+    r"^\s*\(?(?-i:([a-z]))\)?\s*[.。]?\s*$"
 )
 # "A. …\nB. …\nC. …\n\n以上三项均为……": the listed options, when the count agrees.
 _COUNT_WORDS = {"二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8}
@@ -186,7 +190,7 @@ _ALL_RE = re.compile(r"以上(?:选项|各项|答案|说法)?(?:均|都|全|皆)
                      r"all of the (?:above|options)(?: are correct)?", re.I)
 # "以上都不对" as an answer: the option that says so, when the item has one.
 _NONE_RE = re.compile(r"以上(?:选项|各项|答案|说法)?(?:均|都|全|皆)(?:不是|不对|不正确|错误|非)|以上皆非|"
-                      r"none of the (?:above|options|choices|answers)", re.I)
+                      r"none of the (?:above|options|choices|answers)|none of (?:these|them)\b", re.I)
 
 
 def _special_options(option_texts: dict[str, str] | None, valid: str) -> dict[str, str]:
@@ -228,7 +232,7 @@ _NO_SUITABLE_OPTION = r"没有(?:合适|正确|恰当)的?(?:答案|选项)|(?:�
 _HEDGE = re.compile(
     r"无法(?:确定|判断|回答|提供|给出)|不能(?:确定|判断)|都有可能|均有可能|需要进一步|均可|都可以|不确定|"
     r"作为(?:一个)?(?:AI|人工智能)|(?:cannot|can't|can not|unable to) (?:determine|answer|provide|give|make|diagnose)|"
-    r"not sure|unable to|not able to (?:give|provide|determine)|hard to (?:know|say|tell)|"
+    r"not sure|unable to|not able to (?:give|provide|determine)|hard to (?:know|say|tell)|不太确定|不能肯定|"
     r"I'?m not a (?:doctor|physician)|"
     r"以上(?:选项|答案|各项)?(?:均|都|皆)不(?:完全)?(?:正确|对|准确|合适|恰当)|" + _NO_SUITABLE_OPTION + "|"
     r"none of the (?:listed |given |above )?(?:options|choices|answers) (?:is|are) (?:fully |entirely |completely )?"
@@ -245,6 +249,9 @@ _TENTATIVE = re.compile(r"(?:可能|也许|或许|大概|是不是|(?i:maybe|pos
 _ALSO = re.compile(r"\s*(?:也|亦|同样|(?i:also|as well|too)\b)")
 # A response cut off in the middle of its option-by-option analysis ("…\nB. 急性前壁心肌梗死：").
 _TRUNCATED_TAIL = re.compile(rf"(?:^|\n)[ \t]*{_OPEN}?{_LETTER}{_CLOSE}?\s*[.、:：)][^\n]*(?:[:：,，、(（]|—|-|–)\s*$")
+# A response that stops mid-sentence: on a comma or colon, or on a word that cannot end a sentence.
+_DANGLING_END = re.compile(r"(?:[,，、:：;；(（]|(?<![\u4e00-\u9fff])(?:但|而|和|及|的)|"
+                           r"(?<=\s)(?:is|are|was|the|of|to|and|but|or|with|because|which))\s*$")
 _CONDITIONAL = re.compile(r"如果|若是|假如|倘若|(?<!倘)若(?!干)|(?i:\bif\b)")
 # A clause that only offers its letter as a possibility ("可以选择A", "可能需要选择E", "it could be B"); not the
 # superlative "最可能的诊断是A".
@@ -274,6 +281,7 @@ _LINE_VERDICT = re.compile(
     r"(?:[—–\-:：][ \t]*)?(正确|错误|不正确|对|错|√|✓|✔|✔️|×|✗|✘|❌|✅|(?i:correct|incorrect|true|false))"
     r"[ \t\uFE0F]*(?:[√✓✔×✗✘❌✅][ \t\uFE0F]*)?(?:[(（][^\n]*[)）])?[ \t]*$"
 )
+_MARKED_LINE = re.compile(r"(?m)^[ \t]*(?:[-*•][ \t]*)?([✅✔✓☑]|❌|✘|✗|×)\uFE0F?[ \t]*([^\n]+)$")
 _NEGATIVE_MARKS = {"错误", "不正确", "错", "×", "✗", "✘", "❌", "incorrect", "false"}
 # "最可能的诊断：食管癌（A）" — an option's text followed by its letter in brackets, in a conclusion.
 _TEXT_THEN_LETTER = re.compile(
@@ -360,7 +368,7 @@ def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None) -
         if len(listed) == count and all(x in valid for x in listed):
             add(m.start(2), listed)
     for m in _LOWER_SINGLE.finditer(text):
-        add(m.start(), [(m.group(1) or m.group(2)).upper()])
+        add(m.start(), [next(g for g in m.groups() if g).upper()])
     for m in _TEXT_THEN_LETTER.finditer(text):
         add(m.start(1), [m.group(1)])
     lines = {m.group(1): (m.start(), m.group(2).lower() not in _NEGATIVE_MARKS) for m in _LINE_VERDICT.finditer(text)
@@ -380,18 +388,22 @@ def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None) -
 # The strongest answer statements ("答案：A", "正确答案为B", "the answer is C"), and what may stand between two of
 # them that disagree: a correction ("不对，应选C", "wait, actually D"). Without one, the response contradicts itself.
 _STRONG_ANSWER = re.compile(
-    rf"(?:最终答案|正确答案|(?<![错误考])答案|(?i:final answer|the answer is|answer\s*:))\s*(?:是|为|应为|[:：])?\s*"
-    rf"{_OPEN}?\s*({_LETTER}){_CLOSE}?{_NOT_AFTER}"
+    rf"(?:最终答案|正确答案|(?<![错误考])答案|(?i:final answer|the answer is|answer\s*:))\s*(?:是|为|应为|[:：]|\s)*"
+    rf"{_LETTER_RUN}"
 )
 _CORRECTION = re.compile(
     r"不对|错了|有误|更正|修正|纠正|改为|改选|应为|应该是|应选|重新|再(?:想|看|考虑|检查|核对)|抱歉|不好意思|仔细|其实|实际上|"
-    r"(?i:\bwait\b|actually|correction|sorry|on second thought|re-?consider|re-?check|mistake|instead)"
+    r"补充|遗漏|漏了|(?i:\bi (?:missed|forgot)|\badditionally\b)|"
+    r"(?i:\bwait\b|actually|correct(?:ion| that| this| myself)|sorry|on (?:second thought|reflection)|re-?consider|"
+    r"re-?check|mistake|instead|i was wrong)"
 )
 
 
 def _self_contradiction(text: str, valid: str) -> bool:
     """Two strong answer statements that disagree, with no correction between them."""
-    strong = [(m.start(), m.end(), m.group(1)) for m in _STRONG_ANSWER.finditer(text) if m.group(1) in valid]
+    strong = [(m.start(), m.end(), "".join(sorted(set(_letters_in(m.group(1))))))
+              for m in _STRONG_ANSWER.finditer(text)]
+    strong = [x for x in strong if x[2] and all(c in valid for c in x[2])]
     return any(a != b and not _CORRECTION.search(text, p1, e2)
                for (p1, _, a), (_, e2, b) in itertools.pairwise(strong))
 
@@ -438,7 +450,7 @@ _ANSWER_VERB = re.compile(r"(?:首选|应选|选择|选用|应用|改用|答案�
 _CHOOSING_VERB = re.compile(
     r"(?:首选|应选|选择|选用|改用|答案是|答案为|答案[:：]|诊断为|(?i:answer is|answer:|choose|select))\s*$"
 )
-_NEGATED_CLAUSE = re.compile(r"不正确|错误|不宜|不应|禁用|排除|不是|不能|(?i:\bnot\b|incorrect|wrong)")
+_NEGATED_CLAUSE = re.compile(r"不正确|错误|不宜|不应|禁用|排除|不是|不能|而非|并非|不属于|(?i:\bnot\b|incorrect|wrong)")
 
 
 _STOPWORDS = frozenset({
@@ -473,8 +485,16 @@ def _coverage(option: str, sentence: str) -> float:
     a, b = _fold(option), _fold(sentence)
     if not a:
         return 0.0
-    blocks = SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks()
-    return sum(bl.size for bl in blocks if bl.size >= 2) / len(a)
+    # Runs in any order ("舌下含服硝酸甘油" covers all of "硝酸甘油舌下含服"): take the longest shared run, blank it out
+    # on both sides, repeat while runs of 2+ remain.
+    covered = 0
+    while True:
+        m = SequenceMatcher(None, a, b, autojunk=False).find_longest_match(0, len(a), 0, len(b))
+        if m.size < 2:
+            return covered / len(_fold(option))
+        covered += m.size
+        a = a[:m.a] + "\x00" + a[m.a + m.size:]
+        b = b[:m.b] + "\x01" + b[m.b + m.size:]
 
 
 def _option_forms(text: str) -> list[str]:
@@ -577,6 +597,26 @@ def _by_option_text(text: str, option_texts: dict[str, str], multi: bool = False
     return None
 
 
+def _marked_options(text: str, option_texts: dict[str, str]) -> str | None:
+    """Options judged line by line by their text ("✅ 血容量增加……\n❌ 血红蛋白浓度升高……"): the ticked ones, when
+    every marked line names one option and at least two lines are marked."""
+    lines = _MARKED_LINE.findall(text)
+    if len(lines) < 2 or not option_texts:
+        return None
+    ticked: set[str] = set()
+    seen: set[str] = set()
+    for mark, body in lines:
+        flat = _fold(body)
+        exact = [k for k, v in option_texts.items() if _fold(v) and _fold(v) in flat]
+        k = exact[0] if len(exact) == 1 else _fuzzy_named(re.split(r"[—–(（:：]", body)[0], option_texts)
+        if k is None or k in seen:
+            return None
+        seen.add(k)
+        if mark not in ("❌", "✘", "✗", "×"):
+            ticked.add(k)
+    return "".join(sorted(ticked)) if ticked else None
+
+
 def _echo_end(text: str) -> int:
     """Where the last line that starts with an option label ends."""
     ends = [m.end() for m in re.finditer(rf"(?m)^[ \t]*{_OPEN}?{_LETTER}{_CLOSE}?\s*[.、:：)][^\n]*$", text)]
@@ -592,6 +632,7 @@ def extract_choice(response: str, options: str, *, multi: bool = False,
     if not text.strip():
         return Extraction(None, "empty")
     valid = options.upper()
+    text = re.sub(r"[\"'“”‘’]([A-Z])[\"'“”‘’]", r"\1", text)  # {"answer": ["B", "C"]}
     # A model that answers and then invents a further question with its own options (and answers that too):
     # only what comes before the invented question is the answer to this one.
     # (A restated question before any answer is not an invented one.)
@@ -613,7 +654,8 @@ def extract_choice(response: str, options: str, *, multi: bool = False,
                 break
     if hits and _self_contradiction(text, valid):
         return Extraction(None, "inconsistent")
-    if _TRUNCATED_TAIL.search(text.rstrip()) and not _STRONG_ANSWER.search(text):
+    unfinished = _TRUNCATED_TAIL.search(text.rstrip()) or _DANGLING_END.search(text.rstrip())
+    if unfinished and not _STRONG_ANSWER.search(text):
         return Extraction(None, "truncated")
     if hits:
         letters, method = _decide(hits, text)
@@ -629,7 +671,19 @@ def extract_choice(response: str, options: str, *, multi: bool = False,
         return Extraction(None, "marker_ambiguous")
     if _HEDGE.search(text):
         return Extraction(None, "hedge")
+    marked = _marked_options(text, {k: v for k, v in (option_texts or {}).items() if k in valid})
+    if marked is not None and (multi or len(marked) == 1):
+        return Extraction(marked, "marked_lines")
     echoed = len({m.group(0).strip()[0] for m in _ECHOED_LABELS.finditer(text[:400])}) >= 3
+    if multi:
+        lead = re.match(rf"\s*{_LETTER_RUN}[ \t]*(?:[.。;；]|\n|$)", text)
+        letters = sorted(set(_letters_in(lead.group(1)))) if lead else []
+        if letters and all(x in valid for x in letters) and not echoed:
+            return Extraction("".join(letters), "leading_letters")
+    first = re.split(r"[。.!！\n]", text.strip(), maxsplit=1)[0]
+    opening = [k for k, v in (option_texts or {}).items() if k in valid and _fold(v) and _fold(v) == _fold(first)]
+    if len(opening) == 1 and not echoed:
+        return Extraction(opening[0], "leading_option_text")  # "四君子汤。\n\n本方由……"
     m = _STANDALONE_START.match(text)
     if m and m.group(1).upper() in valid and not echoed:
         if multi:
@@ -876,7 +930,7 @@ def extract_order(response: str, options: str, option_texts: dict[str, str] | No
     # often walk through the steps alphabetically; among equals the last one wins.
     full = [c for c in candidates if len(c[2]) == len(valid)]
     orders = {"".join(c[2]) for c in full if _as_permutation(c[2], valid)}
-    if (len(orders) > 1 and _HEDGE_ORDERS.search(text)) or _INTERCHANGEABLE.search(text):
+    if (len(orders) > 1 and (_HEDGE_ORDERS.search(text) or _HEDGE.search(text))) or _INTERCHANGEABLE.search(text):
         return Extraction(None, "hedge")
     answered = [(p, "".join(q)) for p, m, q in full if m == "marker" and _as_permutation(q, valid)
                 and re.match(r"(?:最终答案|正确答案|答案|(?i:final answer|answer))", text[p:])]

@@ -63,7 +63,8 @@ _LABEL_MARKER = re.compile(
     re.I,
 )
 _LABEL_HEDGE = re.compile(r"\b(?:cannot (?:determine|be determined|say)|unclear|not sure|insufficient information|"
-                          r"it depends|depends on|(?:results|findings|evidence) (?:are|is|were|was) mixed)\b|"
+                          r"it depends|depends on|yes and no|"
+                          r"(?:results|findings|evidence) (?:are|is|were|was) mixed)\b|"
                           r"无法确定|不能确定|视情况而定|取决于", re.I)
 # A Chinese yes/no right after an answer marker ("答案：是", "答案：否。").
 _ZH_YES_NO = re.compile(r"\s*(是|否|不是)(?=[\s。，,.!！;；]|$)")
@@ -129,6 +130,13 @@ def extract_label(response: str, labels: tuple[str, ...], aliases: dict[str, tup
         if zh and {"yes", "no"} <= {lab.lower() for lab in labels}:
             return Extraction(next(lab for lab in labels if lab.lower() == ("yes" if zh.group(1) == "是" else "no")),
                               "label_marker")
+    opening = text.strip()[:120]
+    if _LABEL_HEDGE.search(re.split(r"(?<=[.。!?！？])\s", opening, maxsplit=1)[0]):
+        return Extraction(None, "hedge")  # "Yes and no — it depends on the timing."
+    zh = re.match(r"\s*(是的|是|否|不是)(?=[\s。，,.!！;；]|$)", text)  # "是的，两者存在相互作用。"
+    if zh and {"yes", "no"} <= {lab.lower() for lab in labels}:
+        wanted = "yes" if zh.group(1).startswith("是") else "no"
+        return Extraction(next(lab for lab in labels if lab.lower() == wanted), "leading_label")
     lead = [lab for pos, lab in mentions if pos <= len(text) - len(text.lstrip()) + 2]
     if lead:
         # A conclusion that names a different label contradicts the opening one ("Yes. … In conclusion, no").
