@@ -87,7 +87,7 @@ def report_html(runs: ReportRuns, analyses_dir: Path, tmp_path_factory: pytest.T
     return path
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")  # closed with this package: Playwright's sync API holds an event loop
 def browser() -> Iterator[Any]:
     from tests.support.browser import chromium
 
