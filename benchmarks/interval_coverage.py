@@ -2,6 +2,7 @@
 
     python benchmarks/interval_coverage.py [--reps 400] [--seed 0]
     python benchmarks/interval_coverage.py --paired [--reps 400]   # paired differences of two runs (analyses)
+    python benchmarks/interval_coverage.py --f1 [--reps 400]       # entity-level micro-F1 (ClinicBench NER)
 
 Each replication draws, for every CliMedBench task, a true score and n items (n from 1 to 200) and simulates
 item scores: accuracies as Bernoulli(p); Kendall's τ (CPR, SSO) as an exact order with probability q, else
@@ -129,14 +130,54 @@ def paired_main(args: argparse.Namespace) -> None:
     sys.exit(0 if ok else 1)
 
 
+def f1_main(args: argparse.Namespace) -> None:
+    """Coverage of the micro-F1 interval (ClinicBench's NER tasks), simulated with known truth: per item
+    g ~ Poisson(μ) gold mentions, each found with probability r, plus Poisson(λ) false mentions; the true micro-F1 is
+    2rμ / ((1 + r)μ + λ)."""
+    rng = np.random.default_rng(args.seed)
+    suite = load_suite("clinicbench")
+    task = suite.task("NCBI-Disease")
+    hits: dict[tuple[int, int], list[bool]] = defaultdict(list)
+    zero = 0
+    for _ in range(args.reps):
+        n = int(rng.choice(N_CHOICES))
+        mu, r, lam = float(rng.uniform(0.3, 3)), float(rng.uniform(0.0, 0.95)), float(rng.uniform(0.0, 1.5))
+        g = rng.poisson(mu, n)
+        tp = rng.binomial(g, r)
+        fp = rng.poisson(lam, n)
+        stats = [[float(a), float(b), float(c)] for a, b, c in zip(tp, fp, g - tp, strict=True)]
+        scores = [2 * a / (2 * a + b + c) if 2 * a + b + c else 1.0 for a, b, c in stats]
+        tasks, _, _ = aggregate({task.code: TaskScores(scores, stats)}, suite, seed=int(rng.integers(1 << 30)),
+                                replicates=1000)
+        fig = tasks[task.code]
+        assert fig.ci is not None
+        truth = 100 * 2 * r * mu / ((1 + r) * mu + lam)
+        band = next(b for b in BANDS if b[0] <= n <= b[1])
+        hits[band].append(fig.ci[0] - 1e-9 <= truth <= fig.ci[1] + 1e-9)
+        zero += fig.ci[1] == fig.ci[0]
+    print(f"{args.reps} simulated NER tasks (micro-F1, Dirichlet posterior of the counts; simulated data)\n")
+    cells = {b: float(np.mean(v)) for b, v in hits.items() if v}
+    for b in BANDS:
+        print(f"n {b[0]}-{b[1]}: coverage {cells.get(b, float('nan')):.3f} ({len(hits[b])} tasks)")
+    worst = min(cells.values())
+    print(f"zero-width intervals: {zero} of {args.reps}")
+    ok = worst >= 0.93 and zero == 0
+    print("PASS" if ok else "FAIL", "(targets: ≥ 0.93 in every n band; no zero-width interval)")
+    sys.exit(0 if ok else 1)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--reps", type=int, default=400)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--paired", action="store_true", help="Paired differences of two runs (the analyses).")
+    ap.add_argument("--f1", action="store_true", help="Entity-level micro-F1 (ClinicBench's NER tasks).")
     args = ap.parse_args()
     if args.paired:
         paired_main(args)
+        return
+    if args.f1:
+        f1_main(args)
         return
     rng = np.random.default_rng(args.seed)
     suite = load_suite()

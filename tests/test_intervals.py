@@ -61,3 +61,30 @@ def test_draws_match_their_intervals():
     lo, hi = intervals.percentile(g)
     ref = intervals.graded(y, -1.0, 1.0)
     assert lo == pytest.approx(ref[0], abs=0.01) and hi == pytest.approx(ref[1], abs=0.01)
+
+
+def test_f1_intervals_are_not_falsely_certain():
+    """A micro-F1 of 0 on 16 items (no true positive) is not [0, 0]: the posterior of the confusion counts
+    (Goutte & Gaussier 2005) leaves room above 0; at n = 1 a corpus BLEU gets the whole range."""
+    from climedbench.aggregate import TaskScores, aggregate
+    from climedbench.core.suite import load_suite
+
+    suite = load_suite("clinicbench")
+    stats = [[0.0, 0.0, 1.0]] * 16  # every gold mention missed, nothing predicted
+    tasks, _, _ = aggregate({"NCBI-Disease": TaskScores([0.0] * 16, stats)}, suite, seed=1, replicates=4000)
+    fig = tasks["NCBI-Disease"]
+    assert fig.score == 0.0 and fig.interval == "dirichlet"
+    assert fig.ci[0] < 1.0 and 3.0 < fig.ci[1] < 30.0
+    many = [[1.0, 0.0, 0.0]] * 400  # 400 mentions all found, none false: F1 1 and a narrow interval
+    tasks, _, _ = aggregate({"NCBI-Disease": TaskScores([1.0] * 400, many)}, suite, seed=1, replicates=4000)
+    assert tasks["NCBI-Disease"].score == 100.0 and tasks["NCBI-Disease"].ci[0] > 99.0
+    import numpy as np
+
+    from climedbench.aggregate import task_value
+    from climedbench.metrics.functions import coco_bleu_stats
+
+    task = suite.task("IU-Xray")
+    bleu = task.secondary(task.also[0])
+    stats = coco_bleu_stats("no acute cardiopulmonary process", ["no acute cardiopulmonary abnormality"])
+    value = task_value(bleu, TaskScores([0.5], [stats]), 200, np.random.default_rng(0))
+    assert value.interval == (0.0, 1.0) and value.method == "full range (n = 1)"

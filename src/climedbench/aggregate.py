@@ -7,8 +7,9 @@
   its Table 2) or of the groups of one level (`mean_of_groups`).
 
 Task intervals (climedbench.metrics.intervals): Jeffreys for accuracies, a variance-shrunk t interval for
-graded means, the percentile bootstrap for corpus-level aggregations. Each task also yields draws of its
-figure (posterior draws, t draws or bootstrap replicates); a group's or the overall interval is the
+graded means, the posterior of the confusion counts for F1 aggregations (Goutte & Gaussier 2005;
+see metrics/aggregations.py), the percentile bootstrap for corpus BLEU (the whole range at n = 1). Each task also
+yields draws of its figure (posterior draws, t draws or bootstrap replicates); a group's or the overall interval is the
 percentile interval of the same mean of the task draws, so it carries the uncertainty of every task.
 Samples are ordered by uid before aggregating, so shards of a run aggregate to the same figures.
 """
@@ -105,9 +106,14 @@ def task_value(task: Task, data: TaskScores, replicates: int, rng: np.random.Gen
     vectors = np.asarray([agg.vector(sc, st, task) for sc, st in zip(data.scores, data.stats, strict=True)],
                          dtype=np.float64)
     count = np.asarray(n)
+    point = float(agg.value(vectors.sum(axis=0), count, task))
+    draws = agg.posterior_draws(vectors.sum(axis=0), task, replicates, rng)
+    if draws is not None:
+        return TaskValue(point, intervals.percentile(draws), draws, "dirichlet")
+    if n < 2:  # one item says nothing about the corpus figure: the whole range, not a zero-width interval
+        return TaskValue(point, (0.0, 1.0), rng.uniform(0.0, 1.0, replicates), "full range (n = 1)")
     reps = np.asarray(agg.value(bootstrap_sums(vectors, replicates, rng), count, task), dtype=np.float64)
-    return TaskValue(float(agg.value(vectors.sum(axis=0), count, task)), intervals.percentile(reps), reps,
-                     "bootstrap")
+    return TaskValue(point, intervals.percentile(reps), reps, "bootstrap")
 
 
 def aggregate(by_task: Mapping[str, TaskScores], suite: Suite, *, seed: int = 0,

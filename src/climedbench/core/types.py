@@ -149,7 +149,8 @@ class Figure(BaseModel):
     n: int | None = None
     metric: str
     aggregation: str | None = None
-    # How `ci` was computed: jeffreys, shrunk-t, bootstrap, or 'mean of task draws' for groups and overall.
+    # How `ci` was computed: jeffreys, shrunk-t, dirichlet (F1), bootstrap, "full range (n = 1)", or "mean of task
+    # draws" for groups and overall.
     interval: str | None = None
     # Which variant of the metric the score is (similarity: 'raw' or 'rescaled').
     variant: str | None = None

@@ -10,7 +10,10 @@ Every aggregation is a function of the *sum* over items of a per-item statistic 
 - `corpus_bleu` — BLEU-4 of the summed n-gram statistics (sacrebleu), not a mean of sentence BLEUs.
 
 Because each is a function of sums, a bootstrap replicate is the same function of resampled sums, so
-every figure gets an interval the same way (see climedbench.aggregate).
+every figure can get an interval the same way (see climedbench.aggregate). The F1 aggregations give posterior
+draws instead: the bootstrap of an F1 that is 0 (no true positive in the sample) is [0, 0] whatever the n, while
+the posterior of the confusion counts (Goutte & Gaussier 2005, "A probabilistic interpretation of precision, recall
+and F-score": Dirichlet(tp + ½, fp + ½, fn + ½)) keeps the doubt a small sample leaves.
 """
 
 from __future__ import annotations
@@ -38,6 +41,11 @@ class Aggregation:
     def value(self, sums: np.ndarray, n: np.ndarray, task: Task) -> np.ndarray:
         """The figure (0–1 scale) for each row of summed vectors `sums` (shape (..., k)) over `n` items."""
         raise NotImplementedError
+
+    def posterior_draws(self, sums: np.ndarray, task: Task, size: int, rng: np.random.Generator) -> np.ndarray | None:
+        """Draws of the figure from a posterior given the summed vector `sums` (shape (k,)), or None when the
+        aggregation has none (the bootstrap is used)."""
+        return None
 
 
 class Mean(Aggregation):
@@ -70,6 +78,13 @@ def _f1(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray) -> np.ndarray:
     return np.divide(2 * tp, den, out=np.zeros_like(den, dtype=np.float64), where=den > 0)
 
 
+def _f1_draws(counts: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+    """(size,) draws of F1 for (tp, fp, fn) `counts`: Dirichlet(tp + ½, fp + ½, fn + ½) on the cell probabilities,
+    F1 = 2p_tp / (2p_tp + p_fp + p_fn) (Goutte & Gaussier 2005)."""
+    p = rng.dirichlet(np.asarray(counts, dtype=np.float64) + 0.5, size)
+    return 2 * p[:, 0] / (2 * p[:, 0] + p[:, 1] + p[:, 2])
+
+
 class MicroF1(Aggregation):
     name, label = "micro_f1", "micro-F1"
 
@@ -79,6 +94,9 @@ class MicroF1(Aggregation):
     def value(self, sums: np.ndarray, n: np.ndarray, task: Task) -> np.ndarray:
         per = _class_counts(sums, task).sum(axis=-2)
         return _f1(per[..., 0], per[..., 1], per[..., 2])
+
+    def posterior_draws(self, sums: np.ndarray, task: Task, size: int, rng: np.random.Generator) -> np.ndarray:
+        return _f1_draws(_class_counts(np.asarray(sums, dtype=np.float64), task).sum(axis=-2), size, rng)
 
 
 class MacroF1(Aggregation):
@@ -94,6 +112,13 @@ class MacroF1(Aggregation):
         count = present.sum(axis=-1)
         total = np.where(present, scores, 0.0).sum(axis=-1)
         return np.divide(total, count, out=np.zeros_like(total), where=count > 0)
+
+    def posterior_draws(self, sums: np.ndarray, task: Task, size: int, rng: np.random.Generator) -> np.ndarray:
+        per = _class_counts(np.asarray(sums, dtype=np.float64), task)
+        present = [c for c in per if c.sum() > 0]
+        if not present:
+            return np.zeros(size)
+        return np.mean([_f1_draws(c, size, rng) for c in present], axis=0)
 
 
 class CorpusBleu(Aggregation):
