@@ -160,6 +160,26 @@ def test_multi_runs_json_ticks_and_unfinished_responses():
                           opts).answer == "D"
 
 
+def test_answers_introduced_first_then_other_options_discussed():
+    """The commonest miss on real model output: the answer stated after a lead-in, then every other option discussed."""
+    opts = {"A": "Diabetes", "B": "Hypertension", "C": "Diarrhea", "D": "Metformin", "E": "Sleep apnea"}
+    resp = ("The most likely cause of the changes is:\n\nC: Diarrhea.\n\nThe abnormal labs fit diarrhea.\n\n"
+            "Metformin (D) rarely causes this. Sleep apnea (E) may cause respiratory symptoms, but not acidosis.")
+    assert extract_choice(resp, "ABCDE", option_texts=opts).answer == "C"
+    assert extract_choice('I would diagnose it as "C: Tubular proteinuria."\n\n* A: Overflow … not applicable.',
+                          "ABCDE").answer == "C"
+    listed = ("The correct answer is (B) epinephrine.\n\nThe other options are:\n\n(A) Diphenhydramine: helps hives.\n"
+              "(C) Methylprednisolone: delayed onset.")
+    assert extract_choice(listed, "ABCD").answer == "B"
+    assert extract_choice("Option A: agonist\n\nCorrect! The correct answer is A.\n\nNow the incorrect options:\n\n"
+                          "Option B: antagonist - no.", "ABCD").answer == "A"
+    assert extract_choice('Option D, "Receive genetic counseling," is the correct answer.\n\nOption C, "Have an '
+                          'operation," is not relevant.', "ABCD").answer == "D"
+    assert extract_choice("D. All of the above.\n\nTherefore, the correct answer is D, all of the above.", "ABCD",
+                          option_texts={"A": "IUCD", "B": "Infertility", "C": "Endometriosis", "D": "All the above"}
+                          ).answer == "D"
+
+
 def test_answers_named_by_option_text():
     texts = {"A": "血红蛋白降低", "B": "血清铁降低", "C": "血清铁蛋白降低", "D": "总铁结合力升高", "E": "红细胞平均体积减小"}
     echoed = "选项分析：\n" + "\n".join(f"{k}. {v}——……" for k, v in texts.items()) + "\n\n最可靠的指标是血清铁蛋白降低。"

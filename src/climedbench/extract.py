@@ -127,7 +127,8 @@ _MARKERS_EN = (
     r"\bso\s*[:：]|"
     r"the (?:best|most (?:likely|appropriate)|correct|right|first)(?: [a-z\-]+){0,3} (?:is|would be)|"
     r"(?:corresponds? to|matches|consistent with)(?: option)?|"
-    r"correct (?:option|choice|answer)s?(?: (?:is|are|would be)|\s*[:=]|(?=\s*[-—–]\s*[A-Z]\b))|answer\"?\s*[:=]|"
+    r"(?<![a-z])correct (?:option|choice|answer)s?(?: (?:is|are|would be)|\s*[:=]|(?=\s*[-—–]\s*[A-Z]\b))|"
+    r"answer\"?\s*[:=]|"
     r"answer(?=\s*\n)|answer(?=\s*[-—–]+\s*[A-Z]\b)|"
     r"(?:i|i'd|i’d|i would|i will|i'll|we) (?:would |will )?(?:choose|select|pick|go with)|"
     r"(?:choose|select|pick|go with)|\b(?:hence|thus|therefore)[,:]?\s*(?=options?\b|\(?[A-Z]\b)"
@@ -156,7 +157,7 @@ _AFTER_MARKER = (r"(?:是|为|有|包括|应为|应该是|就是|还是|仍是|�
 _MARKER_RE = re.compile(rf"(?:{_MARKERS_ZH}|(?i:{_MARKERS_EN}))\s*{_AFTER_MARKER}\s*{_LETTER_RUN}")
 # "B 正确", "选项B是正确的", "B项最合适", "ABC均正确", "只有D符合题意", "option B is correct"
 _POSITIVE_RE = re.compile(
-    rf"(?:选项|(?i:option)\s*)?{_LETTER_RUN}(?:\s*项|\s*选项)?\s*"
+    rf"(?:选项|(?i:option)\s*)?{_LETTER_RUN}(?:\s*项|\s*选项)?(?:,?\s*[\"“][^\"”\n]{{1,80}}[\"”],?)?\s*"
     rf"(?:均|都|也)?\s*(?:是|为)?\s*(?:正确|最正确|最合适|最佳|最恰当|对的|对(?=[，,。.；;！!、\s]|$)|符合题意|"
     rf"(?i:is (?:the )?(?:correct|right|best)(?: answer| choice| option)?))"
 )
@@ -187,7 +188,7 @@ _COUNTED_ABOVE = re.compile(
 _EXCEPT_EN = re.compile(rf"(?i:all(?: of the (?:options|choices|answers))? except)\s+{_LETTER_RUN}")
 _ALL_RE = re.compile(r"以上(?:选项|各项|答案|说法)?(?:均|都|全|皆)(?:是)?(?:正确|对)|以上(?:均|都|皆)是|"
                      r"全选|都选|全部(?:选|正确)|"
-                     r"all of the (?:above|options)(?: are correct)?", re.I)
+                     r"all (?:of )?the (?:above|options)(?: are correct)?", re.I)
 # "以上都不对" as an answer: the option that says so, when the item has one.
 _NONE_RE = re.compile(r"以上(?:选项|各项|答案|说法)?(?:均|都|全|皆)(?:不是|不对|不正确|错误|非)|以上皆非|"
                       r"none of the (?:above|options|choices|answers)|none of (?:these|them)\b", re.I)
@@ -284,6 +285,15 @@ _LINE_VERDICT = re.compile(
 _MARKED_LINE = re.compile(r"(?m)^[ \t]*(?:[-*•][ \t]*)?([✅✔✓☑]|❌|✘|✗|×)\uFE0F?[ \t]*([^\n]+)$")
 _NEGATIVE_MARKS = {"错误", "不正确", "错", "×", "✗", "✘", "❌", "incorrect", "false"}
 # "最可能的诊断：食管癌（A）" — an option's text followed by its letter in brackets, in a conclusion.
+# An option line the response introduces as its answer: a lead-in that ends with a colon and then the option alone
+# on its line ("The most likely diagnosis is:\n\nA: Histoplasmosis"), or an option quoted
+# ('as "C: Tubular …"').
+_INTRODUCED = re.compile(
+    rf"(?:(?i:\b(?:is|are|be|would be|as follows|answer|diagnosis|cause|step|treatment|option))|是|为|如下)"
+    rf"\s*[:：]\s*\n+"
+    rf"[ \t]*{_OPEN}?({_LETTER}){_CLOSE}?[ \t]*[:.、)][ \t]*[^\n]+(?:\n|$)|"
+    rf"(?<![A-Za-z])(?i:as|is)\s+[\"“]({_LETTER})\s*[:.)]\s*[^\"”\n]+[\"”]"
+)
 _TEXT_THEN_LETTER = re.compile(
     rf"(?:最可能的诊断|诊断为|诊断|首选|答案|应选|选择|选用)[^。\n]{{0,24}}?[（(]\s*({_LETTER})\s*[)）]"
 )
@@ -307,7 +317,8 @@ def _letters_in(run: str) -> list[str]:
     return re.findall(_LETTER, bare)
 
 
-def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None) -> list[tuple[int, list[str], bool]]:
+def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None, multi: bool = True
+                 ) -> list[tuple[int, list[str], bool]]:
     """Every explicit answer statement: (position, letters, tentative), skipping negated ones and words."""
     hits: list[tuple[int, list[str], bool]] = []
 
@@ -356,7 +367,10 @@ def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None) -
     for m in _ALL_RE.finditer(text):
         if _NEGATION_BEFORE.search(text[max(0, m.start() - 8):m.start()]):
             continue
-        add(m.start(), [special["all"]] if "all" in special else list(valid))
+        if "all" in special:
+            add(m.start(), [special["all"]])
+        elif multi:  # every option, when several may be chosen; a single answer needs an all-of-the-above option
+            add(m.start(), list(valid))
     if "none" in special:
         for m in _NONE_RE.finditer(text):
             if not _NEGATION_BEFORE.search(text[max(0, m.start() - 8):m.start()]):
@@ -371,6 +385,14 @@ def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None) -
         add(m.start(), [next(g for g in m.groups() if g).upper()])
     for m in _TEXT_THEN_LETTER.finditer(text):
         add(m.start(1), [m.group(1)])
+    for m in _INTRODUCED.finditer(text):
+        letter = m.group(1) or m.group(2)
+        lead = text[text.rfind("\n", 0, m.start()) + 1:m.end()]
+        # "The other options are:\n\n(A) …\n(C) …" introduces a list, not an answer.
+        list_follows = m.group(1) is not None and re.match(rf"\s*{_OPTION_LINE}", text[m.end():])
+        others = re.search(r"(?i:other|incorrect|wrong|remaining|rest)|其他|其余|错误", lead.split("\n")[0])
+        if letter in valid and not list_follows and not others:
+            add(m.start(), [letter])
     lines = {m.group(1): (m.start(), m.group(2).lower() not in _NEGATIVE_MARKS) for m in _LINE_VERDICT.finditer(text)
              if m.group(1) in valid}
     if len(lines) >= 2 and any(ok for _, ok in lines.values()):
@@ -641,7 +663,7 @@ def extract_choice(response: str, options: str, *, multi: bool = False,
         before = text[:invented.start()]
         if _marker_hits(before, valid) or _STANDALONE_START.match(before):
             text = before
-    hits = _marker_hits(text, valid, _special_options(option_texts, valid))
+    hits = _marker_hits(text, valid, _special_options(option_texts, valid), multi)
     listed = _listed(text, multi)
     if listed and (not hits or listed[0] >= hits[-1][0]):
         hits.append(listed)
