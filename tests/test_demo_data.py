@@ -129,3 +129,27 @@ def test_data_card_matches_the_data():
     text = (ROOT / "docs" / "DATA.md").read_text("utf-8")
     generated = text.split(card.BEGIN, 1)[1].split(card.END, 1)[0].strip()
     assert generated == card.tables().strip(), "run: python scripts/data_card.py --write"
+
+
+def test_no_option_only_rule_beats_chance_by_more_than_15_points(demo, suite):
+    """Rules that never read the case (longest option, agreement with the other options, wording shared with the
+    question, key position, always-X) find the key at most 15 points above chance in every choice scenario of the
+    bundled demo set, test and dev split. The one exception is by design: FTT's key is the none-of-the-above option,
+    always the last letter."""
+    from climedbench.audit import audit_items
+
+    choice_codes = {sc.code for sc in suite.tasks if sc.answer == "single"}
+    over = []
+    for split in ("test", "dev"):
+        audits = audit_items(demo.items, suite, split)
+        assert {a.task for a in audits} == choice_codes, split  # every single-answer scenario was audited
+        for a in audits:
+            assert a.n >= MIN_DEV and {r.rule for r in a.rules} >= {
+                "longest option", "agrees with the other options", "shares wording with the question"}, a.task
+            for r in a.rules:
+                by_design = a.task in FIXED_LETTER and r.rule in ("always E", "most frequent key position")
+                if not by_design and 100 * (r.accuracy - r.chance) > 15:
+                    over.append((a.task, split, r.rule, round(100 * r.accuracy), round(100 * r.chance)))
+        ftt = next(a for a in audits if a.task == "FTT")
+        assert next(r for r in ftt.rules if r.rule == "always E").accuracy == 1.0  # the by-design exception holds
+    assert over == []
