@@ -29,7 +29,7 @@ def _root(
 
 
 # Command modules register themselves on `app` when imported (order = order in --help).
-from climedbench.cli import evaluate, results, mps, cache, irt, cat, analyze  # noqa: E402,F401,I001
+from climedbench.cli import evaluate, results, mps, cache, irt, cat, analyze, distributed  # noqa: E402,F401,I001
 
 
 def main() -> None:

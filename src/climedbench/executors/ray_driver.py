@@ -1,0 +1,297 @@
+"""The Ray executor: a run's items answered by workers (Ray actors) on a local or remote cluster.
+
+The driver (the `climedbench` process) keeps the run directory: it cuts the items still to do into shards,
+hands each worker two at a time, and writes every sample a worker streams back through the same crash-safe
+log as a local run. A worker that dies is restarted by Ray (up to `MAX_RESTARTS` times); the items of its
+shards that had not come back go to the front of the queue, and those it had answered are in the response
+cache, so they are not asked again. A driver that dies loses nothing on disk: re-running the command resumes.
+
+With `--max-cost` the driver reserves each shard's worst-case cost before handing it out (a shard is cut
+short when the rest would not fit), so the limit holds across workers; `--rpm`, `--tpm` and concurrency
+limits are split evenly between the workers (rounded down, at least one request in flight per worker).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import os
+import uuid
+from collections import deque
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from climedbench.cache import ResponseCache, default_cache_path
+from climedbench.core.types import EndpointStats, Sample, merge_endpoint_stats
+from climedbench.errors import ClimedError, ConfigError, ModelError
+from climedbench.executors import ExecutorOptions
+from climedbench.executors.ray_worker import Batch, Hello, RunContext, ShardWorker, WorkerSetup
+from climedbench.limits import Budget, estimate_prompt_tokens
+from climedbench.models.base import Backend
+from climedbench.models.registry import ModelOptions
+from climedbench.runner import Plan, Request, RunOptions, RunStats
+from climedbench.scoring import Scorer
+
+log = logging.getLogger(__name__)
+
+MAX_RESTARTS = 3  # Ray restarts a dead worker this many times; then its share goes to the others
+IN_FLIGHT_SHARDS = 2  # shards handed to each worker at once, so it never waits for the driver
+MAX_SHARD = 256
+
+
+def _ray() -> Any:
+    """The ray module; a clear one-line error when it is not installed."""
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # never report usage over the network
+    try:
+        import ray
+    except ImportError as e:
+        raise ConfigError("--executor ray needs Ray, which is not installed: pip install 'climedbench[ray]'") from e
+    return ray
+
+
+def share(n: float | None, workers: int) -> float | None:
+    """A rate limit split between workers."""
+    return n / workers if n else None
+
+
+def worker_options(mo: ModelOptions, workers: int, local_cluster: bool) -> ModelOptions:
+    """A worker's share of the concurrency limits (and, on a private cluster, of this machine's cores)."""
+    endpoints = tuple(e.model_copy(update={"max_concurrency": max(1, (e.max_concurrency or mo.max_concurrency)
+                                                                 // workers),
+                                           "rpm": share(e.rpm, workers), "tpm": share(e.tpm, workers)})
+                      for e in mo.endpoints)
+    threads = mo.threads
+    if threads is None and local_cluster:  # in-process models: the workers share this machine's cores
+        threads = max(1, ((os.cpu_count() or 2) - 1) // workers)
+    return replace(mo, max_concurrency=max(1, mo.max_concurrency // workers), endpoints=endpoints, threads=threads)
+
+
+def shard_size(n: int, workers: int, wanted: int | None) -> int:
+    """Items per shard: several shards per worker (so a dead worker's share is spread), at most MAX_SHARD."""
+    if wanted:
+        return wanted
+    return max(1, min(MAX_SHARD, math.ceil(n / (workers * 8))))
+
+
+class RayExecutor:
+    """Workers on a Ray cluster; they stay up across the runs of one command (analyze all makes several)."""
+
+    def __init__(self, opts: ExecutorOptions) -> None:
+        self.opts = opts
+        self._ray: Any = None
+        self._started_cluster = False
+        self._actors: list[Any] = []
+        self._setup: WorkerSetup | None = None
+        self._hellos: list[Hello] = []
+
+    def _connect(self) -> Any:
+        ray = _ray()
+        if ray.is_initialized():
+            return ray
+        address = self.opts.address or "local"
+        kwargs: dict[str, Any] = {"include_dashboard": False, "logging_level": logging.ERROR,
+                                  "log_to_driver": True}
+        try:
+            if address == "local":
+                ray.init(address="local", num_cpus=self.opts.workers, **kwargs)
+                self._started_cluster = True
+            else:
+                ray.init(address=address, **kwargs)
+        except (ConnectionError, RuntimeError, ValueError) as e:
+            raise ConfigError(f"cannot connect to the Ray cluster at {address}: {e}") from e
+        return ray
+
+    @property
+    def worker_pids(self) -> list[int]:
+        """Process ids of the workers as they started (for fault-injection tests and benchmarks)."""
+        return [h.pid for h in self._hellos]
+
+    async def _workers(self, setup: WorkerSetup) -> list[Hello]:
+        ray = self._ray
+        if self._actors and self._setup == setup:
+            return self._hellos
+        self._kill_actors()
+        cpus = ray.cluster_resources().get("CPU", 0)
+        if cpus < self.opts.workers:
+            raise ConfigError(f"the Ray cluster has {cpus:g} CPU(s) and --workers {self.opts.workers} needs one "
+                              "each; use fewer workers or add nodes")
+        actor = ray.remote(ShardWorker).options(num_cpus=1, max_restarts=MAX_RESTARTS, max_task_retries=0,
+                                                scheduling_strategy="SPREAD")
+        self._actors = [actor.remote(setup) for _ in range(self.opts.workers)]
+        self._setup = setup
+        hellos: list[Hello] = list(await asyncio.gather(*(a.start.remote() for a in self._actors)))
+        failed = next((h for h in hellos if h.error is not None), None)
+        if failed is not None:
+            self._kill_actors()
+            assert failed.error is not None
+            raise failed.error
+        prints = {repr(sorted(h.fingerprint.items())) for h in hellos if h.fingerprint is not None}
+        if len(prints) > 1:
+            self._kill_actors()
+            raise ModelError("the Ray workers see different models: " + "; ".join(
+                f"{h.node} (pid {h.pid}): {h.fingerprint}" for h in hellos))
+        self._hellos = hellos
+        return hellos
+
+    async def open(self, plan: Plan, backend: Backend | None = None) -> RaySession:
+        """Start (or reuse) the workers for the plan's model; the driver itself loads no model."""
+        self._ray = self._connect()
+        opts = plan.options
+        cache = None if opts.no_cache else str(Path(opts.cache or default_cache_path()).expanduser().resolve())
+        if cache is not None:
+            ResponseCache(cache).close()  # create it (and its folder) once, before the workers race to
+        w = self.opts.workers
+        setup = WorkerSetup(opts.model, worker_options(opts.model_options, w, self._started_cluster), cache,
+                            share(opts.rpm, w), share(opts.tpm, w))
+        hellos = await self._workers(setup)
+        return RaySession(self, plan, hellos)
+
+    def _kill_actors(self) -> None:
+        for a in self._actors:
+            try:
+                self._ray.kill(a, no_restart=True)
+            except Exception as e:  # already gone
+                log.debug("could not kill a worker: %s", e)
+        self._actors, self._hellos, self._setup = [], [], None
+
+    def close(self) -> None:
+        """Stop the workers, and the cluster if this executor started it."""
+        if self._ray is None:
+            return
+        self._kill_actors()
+        if self._started_cluster:
+            self._ray.shutdown()
+            self._started_cluster = False
+
+
+class RaySession:
+    """One plan on the executor's workers."""
+
+    backend: Backend | None = None
+
+    def __init__(self, executor: RayExecutor, plan: Plan, hellos: list[Hello]) -> None:
+        self.executor, self.plan = executor, plan
+        first = hellos[0]
+        assert first.fingerprint is not None
+        self.fingerprint: dict[str, Any] = first.fingerprint
+        self.name = first.name
+        self.endpoints: list[str] = first.endpoints
+        self.label = f"ray ({len(hellos)} workers)"
+        self._snapshots: dict[tuple[int, int], Batch] = {}
+
+    async def execute(self, todo: list[Request], write: Callable[[Sample], None], stats: RunStats, budget: Budget,
+                      cache: ResponseCache | None, scorer: Scorer) -> None:
+        ray = self.executor._ray
+        from ray.exceptions import RayActorError, RayTaskError
+
+        opts: RunOptions = self.plan.options
+        actors = self.executor._actors
+        ctx = RunContext(uuid.uuid4().hex, self.plan.suite, self.plan.task_plans, opts.mc_mode, opts.log_prompts,
+                         opts.tokenizer, opts.embedder, opts.similarity)
+        ctx_ref = ray.put(ctx)
+        size = shard_size(len(todo), len(actors), self.executor.opts.shard_size)
+        queue: deque[list[Request]] = deque(todo[i:i + size] for i in range(0, len(todo), size))
+        reserved: dict[str, tuple[float, int]] = {}  # uid → (worst-case cost, prompt token estimate)
+        stopped = False
+
+        def reserve(shard: list[Request]) -> list[Request]:
+            """The prefix of the shard whose worst-case cost fits the budget (all of it without a limit)."""
+            nonlocal stopped
+            if budget.limit is None:
+                return shard
+            for n, req in enumerate(shard):
+                estimate = estimate_prompt_tokens(req.messages(self.plan.suite))
+                worst = budget.reserve(estimate, req.params.max_tokens)
+                if worst is None:
+                    stopped = True
+                    return shard[:n]
+                reserved[req.item.uid] = (worst, estimate)
+            return shard
+
+        def settle(sample: Sample) -> None:
+            worst, estimate = reserved.pop(sample.uid, (0.0, 0))
+            if sample.cached or sample.error:
+                budget.settle(worst, 0, 0)
+            else:
+                used_in = sample.prompt_tokens if sample.prompt_tokens is not None else estimate
+                budget.settle(worst, used_in, sample.completion_tokens or 0)
+
+        active = 0  # shards out at workers: their unfinished items may come back to the queue
+        changed = asyncio.Event()
+
+        async def feed(i: int) -> None:
+            nonlocal stopped, active
+            actor = actors[i % len(actors)]
+            failures = 0
+            while not stopped:
+                if not queue:
+                    if not active:
+                        return
+                    changed.clear()
+                    await changed.wait()
+                    continue
+                shard = reserve(queue.popleft())
+                if not shard:
+                    return
+                active += 1
+                received: set[str] = set()
+                try:
+                    gen = actor.run.options(num_returns="streaming").remote(
+                        ctx_ref, [(r.index, r.item) for r in shard])
+                    async for ref in gen:
+                        batch: Batch = await ref
+                        for sample in batch.samples:
+                            received.add(sample.uid)
+                            settle(sample)
+                            write(sample)
+                        key = (i % len(actors), batch.pid)
+                        old = self._snapshots.get(key)
+                        if old is None or batch.seq > old.seq:
+                            self._snapshots[key] = batch
+                    failures = 0
+                except RayTaskError as e:  # the worker raised: a user-facing error stops the run as locally
+                    cause = getattr(e, "cause", None)
+                    if isinstance(cause, ClimedError):
+                        raise cause from None
+                    raise
+                except RayActorError as e:
+                    rest = [r for r in shard if r.item.uid not in received]
+                    for r in rest:
+                        worst, _ = reserved.pop(r.item.uid, (0.0, 0))
+                        budget.settle(worst, 0, 0)
+                    queue.extendleft(reversed([rest[k:k + size] for k in range(0, len(rest), size)]))
+                    failures += 1
+                    log.warning("Ray worker %d died (%s); %d unfinished item(s) of its shard go back to the queue",
+                                i % len(actors) + 1, type(e).__name__, len(rest))
+                finally:
+                    active -= 1
+                    changed.set()
+                if failures > MAX_RESTARTS:
+                    return  # this worker is gone for good: the others take its share
+
+        tasks = [asyncio.get_running_loop().create_task(feed(i)) for i in range(len(actors) * IN_FLIGHT_SHARDS)]
+        try:
+            await asyncio.gather(*tasks)
+        except BaseException:
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
+        if queue and not stopped:
+            raise ModelError(f"every Ray worker died; {sum(len(s) for s in queue)} item(s) were not answered. "
+                             "Finished items are saved: re-run the same command to resume")
+        for batch in self._snapshots.values():
+            stats.add(batch.stats)
+
+    def endpoint_stats(self) -> list[EndpointStats]:
+        merged = merge_endpoint_stats([b.endpoints for b in self._snapshots.values()])
+        for e in merged:  # the limit across workers, not one worker's share
+            if e.max_concurrency is not None:
+                e.max_concurrency *= len(self.executor._actors)
+        return merged
+
+    async def aclose(self) -> None:
+        return None
