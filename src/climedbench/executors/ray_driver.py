@@ -86,6 +86,9 @@ class RayExecutor:
         self._actors: list[Any] = []
         self._setup: WorkerSetup | None = None
         self._hellos: list[Hello] = []
+        # Of the last job: results each worker sent back, and shards cut short by a worker dying.
+        self.results_by_worker: list[int] = []
+        self.shards_interrupted = 0
 
     def _connect(self) -> Any:
         ray = _ray()
@@ -109,18 +112,28 @@ class RayExecutor:
         """Process ids of the workers as they started (for fault-injection tests and benchmarks)."""
         return [h.pid for h in self._hellos]
 
-    async def _workers(self, setup: WorkerSetup) -> list[Hello]:
-        ray = self._ray
+    async def workers(self, models: list[str], model_options: ModelOptions, cache: str | None, *,
+                      rpm: float | None = None, tpm: float | None = None, concurrency: int | None = None
+                      ) -> list[Hello]:
+        """Start (or reuse) one worker per --workers with these models open; all must see the same models."""
+        self._ray = ray = self._connect()
+        w = self.opts.workers
+        if cache is not None:
+            cache = str(Path(cache).expanduser().resolve())
+            ResponseCache(cache).close()  # create it (and its folder) once, before the workers race to
+        setup = WorkerSetup(tuple(models), worker_options(model_options, w, self._started_cluster), cache,
+                            share(rpm, w), share(tpm, w),
+                            max(1, concurrency // w) if concurrency else None)
         if self._actors and self._setup == setup:
             return self._hellos
         self._kill_actors()
         cpus = ray.cluster_resources().get("CPU", 0)
-        if cpus < self.opts.workers:
-            raise ConfigError(f"the Ray cluster has {cpus:g} CPU(s) and --workers {self.opts.workers} needs one "
-                              "each; use fewer workers or add nodes")
+        if cpus < w:
+            raise ConfigError(f"the Ray cluster has {cpus:g} CPU(s) and --workers {w} needs one each; use fewer "
+                              "workers or add nodes")
         actor = ray.remote(ShardWorker).options(num_cpus=1, max_restarts=MAX_RESTARTS, max_task_retries=0,
                                                 scheduling_strategy="SPREAD")
-        self._actors = [actor.remote(setup) for _ in range(self.opts.workers)]
+        self._actors = [actor.remote(setup) for _ in range(w)]
         self._setup = setup
         hellos: list[Hello] = list(await asyncio.gather(*(a.start.remote() for a in self._actors)))
         failed = next((h for h in hellos if h.error is not None), None)
@@ -128,26 +141,115 @@ class RayExecutor:
             self._kill_actors()
             assert failed.error is not None
             raise failed.error
-        prints = {repr(sorted(h.fingerprint.items())) for h in hellos if h.fingerprint is not None}
-        if len(prints) > 1:
+        if len({repr(h.fingerprints) for h in hellos}) > 1:
             self._kill_actors()
             raise ModelError("the Ray workers see different models: " + "; ".join(
-                f"{h.node} (pid {h.pid}): {h.fingerprint}" for h in hellos))
+                f"{h.node} (pid {h.pid}): {h.fingerprints}" for h in hellos))
         self._hellos = hellos
         return hellos
 
     async def open(self, plan: Plan, backend: Backend | None = None) -> RaySession:
         """Start (or reuse) the workers for the plan's model; the driver itself loads no model."""
-        self._ray = self._connect()
         opts = plan.options
-        cache = None if opts.no_cache else str(Path(opts.cache or default_cache_path()).expanduser().resolve())
-        if cache is not None:
-            ResponseCache(cache).close()  # create it (and its folder) once, before the workers race to
-        w = self.opts.workers
-        setup = WorkerSetup(opts.model, worker_options(opts.model_options, w, self._started_cluster), cache,
-                            share(opts.rpm, w), share(opts.tpm, w))
-        hellos = await self._workers(setup)
+        cache = None if opts.no_cache else str(opts.cache or default_cache_path())
+        hellos = await self.workers([opts.model], opts.model_options, cache, rpm=opts.rpm, tpm=opts.tpm)
         return RaySession(self, plan, hellos)
+
+    async def stream(self, units: list[Any], key: Callable[[Any], str], submit: Callable[[Any, list[Any]], Any],
+                     on_batch: Callable[[Batch, int], None], *, size: int,
+                     take: Callable[[list[Any]], list[Any]] | None = None,
+                     give_back: Callable[[list[Any]], None] | None = None) -> bool:
+        """Hand `units` to the workers in chunks of `size` (IN_FLIGHT_SHARDS per worker), pass every batch that
+        comes back to `on_batch`, and give a dead worker's unfinished units to the others. `take` may cut a
+        chunk short (a budget); once it does, no more chunks are handed out. Returns False when it stopped so.
+        Every unit sent back must carry the key of a unit it answers (`key(result) == key(unit)`)."""
+        from ray.exceptions import ActorUnavailableError, RayActorError, RayTaskError
+
+        actors = self._actors
+        queue: deque[list[Any]] = deque(units[i:i + size] for i in range(0, len(units), size))
+        self.results_by_worker = [0] * len(actors)
+        self.shards_interrupted = 0
+        stopped = False
+        active = 0  # chunks out at workers: their unfinished units may come back to the queue
+        changed = asyncio.Event()
+
+        async def alive(actor: Any) -> bool:
+            """Whether a worker that died is coming back (Ray restarts it until its restarts are used up)."""
+            try:
+                await asyncio.wait_for(actor.pid.remote(), timeout=120)
+            except ActorUnavailableError:
+                return True
+            except (RayActorError, TimeoutError):
+                return False
+            return True
+
+        async def feed(i: int) -> None:
+            nonlocal stopped, active
+            w = i % len(actors)
+            gone = False
+            pause = 0.0  # after a worker died, before handing it more work while Ray restarts it
+            while not stopped:
+                if not queue:
+                    if not active:
+                        return
+                    changed.clear()
+                    await changed.wait()
+                    continue
+                chunk = queue.popleft()
+                if take is not None:
+                    wanted = len(chunk)
+                    chunk = take(chunk)
+                    if len(chunk) < wanted:
+                        stopped = True
+                    if not chunk:
+                        return
+                active += 1
+                received: set[str] = set()
+                try:
+                    async for ref in submit(actors[w], chunk):
+                        batch: Batch = await ref
+                        received.update(key(r) for r in batch.results)
+                        self.results_by_worker[w] += len(batch.results)
+                        on_batch(batch, w)
+                    pause = 0.0
+                except RayTaskError as e:  # the worker raised: a user-facing error stops the job as locally
+                    cause = getattr(e, "cause", None)
+                    if isinstance(cause, ClimedError):
+                        raise cause from None
+                    raise
+                except RayActorError as e:
+                    rest = [u for u in chunk if key(u) not in received]
+                    if give_back is not None:
+                        give_back(rest)
+                    if not stopped:
+                        queue.extendleft(reversed([rest[k:k + size] for k in range(0, len(rest), size)]))
+                    restarting = isinstance(e, ActorUnavailableError)
+                    if not pause or not restarting:  # not the same death seen again while it restarts
+                        self.shards_interrupted += 1
+                        log.warning("Ray worker %d died (%s); %d unfinished unit(s) of its shard go back to the "
+                                    "queue", w + 1, type(e).__name__, len(rest))
+                    gone = not restarting and not await alive(actors[w])
+                    pause = min(2.0, max(0.2, 2 * pause))
+                finally:
+                    active -= 1
+                    changed.set()
+                if gone:
+                    return  # the other workers take its share
+                if pause:
+                    await asyncio.sleep(pause)
+
+        tasks = [asyncio.get_running_loop().create_task(feed(i)) for i in range(len(actors) * IN_FLIGHT_SHARDS)]
+        try:
+            await asyncio.gather(*tasks)
+        except BaseException:
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
+        if queue and not stopped:
+            raise ModelError(f"every Ray worker died; {sum(len(c) for c in queue)} unit(s) were not answered. "
+                             "Finished work is saved: re-run the same command to resume")
+        return not stopped
 
     def _kill_actors(self) -> None:
         for a in self._actors:
@@ -175,9 +277,8 @@ class RaySession:
     def __init__(self, executor: RayExecutor, plan: Plan, hellos: list[Hello]) -> None:
         self.executor, self.plan = executor, plan
         first = hellos[0]
-        assert first.fingerprint is not None
-        self.fingerprint: dict[str, Any] = first.fingerprint
-        self.name = first.name
+        self.fingerprint: dict[str, Any] = first.fingerprints[0]
+        self.name = first.names[0]
         self.endpoints: list[str] = first.endpoints
         self.label = f"ray ({len(hellos)} workers)"
         self._snapshots: dict[tuple[int, int], Batch] = {}
@@ -185,113 +286,70 @@ class RaySession:
     async def execute(self, todo: list[Request], write: Callable[[Sample], None], stats: RunStats, budget: Budget,
                       cache: ResponseCache | None, scorer: Scorer) -> None:
         ray = self.executor._ray
-        from ray.exceptions import RayActorError, RayTaskError
-
         opts: RunOptions = self.plan.options
-        actors = self.executor._actors
         ctx = RunContext(uuid.uuid4().hex, self.plan.suite, self.plan.task_plans, opts.mc_mode, opts.log_prompts,
                          opts.tokenizer, opts.embedder, opts.similarity)
         ctx_ref = ray.put(ctx)
-        size = shard_size(len(todo), len(actors), self.executor.opts.shard_size)
-        queue: deque[list[Request]] = deque(todo[i:i + size] for i in range(0, len(todo), size))
         reserved: dict[str, tuple[float, int]] = {}  # uid → (worst-case cost, prompt token estimate)
-        stopped = False
 
-        def reserve(shard: list[Request]) -> list[Request]:
-            """The prefix of the shard whose worst-case cost fits the budget (all of it without a limit)."""
-            nonlocal stopped
+        def take(chunk: list[Request]) -> list[Request]:
+            """The prefix of the chunk whose worst-case cost fits the budget (all of it without a limit)."""
             if budget.limit is None:
-                return shard
-            for n, req in enumerate(shard):
+                return chunk
+            for n, req in enumerate(chunk):
                 estimate = estimate_prompt_tokens(req.messages(self.plan.suite))
                 worst = budget.reserve(estimate, req.params.max_tokens)
                 if worst is None:
-                    stopped = True
-                    return shard[:n]
+                    return chunk[:n]
                 reserved[req.item.uid] = (worst, estimate)
-            return shard
+            return chunk
 
-        def settle(sample: Sample) -> None:
-            worst, estimate = reserved.pop(sample.uid, (0.0, 0))
-            if sample.cached or sample.error:
+        def give_back(rest: list[Request]) -> None:
+            for r in rest:
+                worst, _ = reserved.pop(r.item.uid, (0.0, 0))
                 budget.settle(worst, 0, 0)
-            else:
-                used_in = sample.prompt_tokens if sample.prompt_tokens is not None else estimate
-                budget.settle(worst, used_in, sample.completion_tokens or 0)
 
-        active = 0  # shards out at workers: their unfinished items may come back to the queue
-        changed = asyncio.Event()
+        def on_batch(batch: Batch, worker: int) -> None:
+            for sample in batch.results:
+                worst, estimate = reserved.pop(sample.uid, (0.0, 0))
+                if sample.cached or sample.error:
+                    budget.settle(worst, 0, 0)
+                else:
+                    used_in = sample.prompt_tokens if sample.prompt_tokens is not None else estimate
+                    budget.settle(worst, used_in, sample.completion_tokens or 0)
+                write(sample)
+            snapshot(self._snapshots, batch, worker)
 
-        async def feed(i: int) -> None:
-            nonlocal stopped, active
-            actor = actors[i % len(actors)]
-            failures = 0
-            while not stopped:
-                if not queue:
-                    if not active:
-                        return
-                    changed.clear()
-                    await changed.wait()
-                    continue
-                shard = reserve(queue.popleft())
-                if not shard:
-                    return
-                active += 1
-                received: set[str] = set()
-                try:
-                    gen = actor.run.options(num_returns="streaming").remote(
-                        ctx_ref, [(r.index, r.item) for r in shard])
-                    async for ref in gen:
-                        batch: Batch = await ref
-                        for sample in batch.samples:
-                            received.add(sample.uid)
-                            settle(sample)
-                            write(sample)
-                        key = (i % len(actors), batch.pid)
-                        old = self._snapshots.get(key)
-                        if old is None or batch.seq > old.seq:
-                            self._snapshots[key] = batch
-                    failures = 0
-                except RayTaskError as e:  # the worker raised: a user-facing error stops the run as locally
-                    cause = getattr(e, "cause", None)
-                    if isinstance(cause, ClimedError):
-                        raise cause from None
-                    raise
-                except RayActorError as e:
-                    rest = [r for r in shard if r.item.uid not in received]
-                    for r in rest:
-                        worst, _ = reserved.pop(r.item.uid, (0.0, 0))
-                        budget.settle(worst, 0, 0)
-                    queue.extendleft(reversed([rest[k:k + size] for k in range(0, len(rest), size)]))
-                    failures += 1
-                    log.warning("Ray worker %d died (%s); %d unfinished item(s) of its shard go back to the queue",
-                                i % len(actors) + 1, type(e).__name__, len(rest))
-                finally:
-                    active -= 1
-                    changed.set()
-                if failures > MAX_RESTARTS:
-                    return  # this worker is gone for good: the others take its share
+        def key(x: Any) -> str:
+            return x.item.uid if isinstance(x, Request) else str(x.uid)
 
-        tasks = [asyncio.get_running_loop().create_task(feed(i)) for i in range(len(actors) * IN_FLIGHT_SHARDS)]
-        try:
-            await asyncio.gather(*tasks)
-        except BaseException:
-            for t in tasks:
-                t.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            raise
-        if queue and not stopped:
-            raise ModelError(f"every Ray worker died; {sum(len(s) for s in queue)} item(s) were not answered. "
-                             "Finished items are saved: re-run the same command to resume")
+        def submit(actor: Any, chunk: list[Request]) -> Any:
+            return actor.run.options(num_returns="streaming").remote(ctx_ref, [(r.index, r.item) for r in chunk])
+
+        size = shard_size(len(todo), len(self.executor._actors), self.executor.opts.shard_size)
+        await self.executor.stream(todo, key, submit, on_batch, size=size, take=take, give_back=give_back)
         for batch in self._snapshots.values():
             stats.add(batch.stats)
 
     def endpoint_stats(self) -> list[EndpointStats]:
-        merged = merge_endpoint_stats([b.endpoints for b in self._snapshots.values()])
-        for e in merged:  # the limit across workers, not one worker's share
-            if e.max_concurrency is not None:
-                e.max_concurrency *= len(self.executor._actors)
-        return merged
+        return workers_endpoint_stats(self._snapshots, len(self.executor._actors))
 
     async def aclose(self) -> None:
         return None
+
+
+def snapshot(snapshots: dict[tuple[int, int], Batch], batch: Batch, worker: int) -> None:
+    """Keep the latest counters of each worker incarnation (worker index, process id)."""
+    k = (worker, batch.pid)
+    old = snapshots.get(k)
+    if old is None or batch.seq > old.seq:
+        snapshots[k] = Batch([], batch.pid, batch.seq, batch.stats, batch.endpoints)
+
+
+def workers_endpoint_stats(snapshots: dict[tuple[int, int], Batch], workers: int) -> list[EndpointStats]:
+    """Per-endpoint counters summed over the workers; the concurrency limit across them, not one's share."""
+    merged = merge_endpoint_stats([b.endpoints for b in snapshots.values()])
+    for e in merged:
+        if e.max_concurrency is not None:
+            e.max_concurrency *= workers
+    return merged

@@ -61,22 +61,24 @@ async def open_backend(spec: str, opts: ModelOptions) -> Backend:
         # 'openai:NAME@URL' names the server per model (vLLM serves one model per server; mps uses several).
         name, at, url = rest.rpartition("@") if "@http" in rest else (rest, "", "")
         rest = name if at else rest
-        if opts.endpoints and not at:
+        base = url or opts.base_url or os.environ.get("OPENAI_BASE_URL")
+        if not base and not (opts.endpoints and not at):
+            raise ConfigError("openai:NAME needs --base-url (e.g. http://127.0.0.1:8000/v1 for vLLM, "
+                              "http://127.0.0.1:11434/v1 for Ollama) or $OPENAI_BASE_URL")
+        if (opts.endpoints or opts.deployment) and not at:
+            from climedbench.models.endpoints import endpoints_from_urls
             from climedbench.models.pool import PooledBackend
 
-            pool = PooledBackend(model=rest, endpoints=list(opts.endpoints), deployment=opts.deployment,
-                                 api_key_env=opts.api_key_env, timeout=opts.timeout, max_retries=opts.max_retries,
-                                 default_concurrency=opts.max_concurrency)
+            pool = PooledBackend(model=rest, endpoints=list(opts.endpoints) or endpoints_from_urls([str(base)]),
+                                 deployment=opts.deployment, api_key_env=opts.api_key_env, timeout=opts.timeout,
+                                 max_retries=opts.max_retries, default_concurrency=opts.max_concurrency)
             try:
                 await pool.check()
             except BaseException:
                 await pool.aclose()
                 raise
             return pool
-        base = url or opts.base_url or os.environ.get("OPENAI_BASE_URL")
-        if not base:
-            raise ConfigError("openai:NAME needs --base-url (e.g. http://127.0.0.1:8000/v1 for vLLM, "
-                              "http://127.0.0.1:11434/v1 for Ollama) or $OPENAI_BASE_URL")
+        assert base is not None
         backend = OpenAIBackend(model=rest, base_url=base, api_key=api_key_from_env(opts.api_key_env),
                                 timeout=opts.timeout, max_retries=opts.max_retries,
                                 max_concurrency=opts.max_concurrency)
