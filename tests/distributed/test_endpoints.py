@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from climedbench.errors import DataError, ModelError
+from climedbench.errors import ConfigError, DataError, ModelError
 from climedbench.models.endpoints import EndpointSpec, load_endpoints
 from climedbench.models.pool import PooledBackend
 from climedbench.models.registry import ModelOptions
@@ -83,6 +83,22 @@ def test_a_failing_endpoint_is_backed_off_and_no_request_is_lost(tmp_path):
     assert sum(s["attempts"] for s in got) == 200 + bad["errors"]
 
 
+def test_an_endpoint_down_at_start_is_backed_off_while_the_others_serve(tmp_path):
+    data = make_items(tmp_path / "items.jsonl", 100)
+    with instant_server() as gone:
+        pass  # closed: nothing listens there now
+    with instant_server() as good:
+        out = tmp_path / "run"
+        run(RunOptions(data=str(data), model="openai:instant-test", max_tokens=8, no_cache=True, out=str(out),
+                       model_options=ModelOptions(endpoints=(EndpointSpec(url=gone), EndpointSpec(url=good)),
+                                                  max_concurrency=4, timeout=5)))
+        served = get_stats(good)["requests"]
+    assert served == 100 and all(s["error"] is None for s in samples(out))
+    figs = endpoint_figures(out)
+    assert figs[gone]["ok"] == 0 and figs[gone]["backoffs"] >= 1
+    assert figs[gone]["errors"] == figs[gone]["requests"] == figs[gone]["error_kinds"].get("connection", 0)
+
+
 def test_a_slow_endpoint_is_held_to_one_request_in_flight(tmp_path):
     data = make_items(tmp_path / "items.jsonl", 300)
     with instant_server(latency=0.4) as slow, instant_server(latency=0.005) as fast:
@@ -100,24 +116,24 @@ def test_a_slow_endpoint_is_held_to_one_request_in_flight(tmp_path):
 def test_the_fingerprint_names_the_model_not_the_replica(tmp_path):
     """A run made on two replicas resumes on two others, and its answers come from the cache."""
     data = make_items(tmp_path / "items.jsonl", 40)
-    cache = str(tmp_path / "cache.sqlite")
-    out = tmp_path / "run"
+
+    def opts(out: str, urls: list[str], deployment: str | None = None) -> RunOptions:
+        return RunOptions(data=str(data), model="openai:instant-test", max_tokens=8, cache=str(tmp_path / "c.sqlite"),
+                          out=str(tmp_path / out), model_options=ModelOptions(
+                              endpoints=tuple(EndpointSpec(url=u) for u in urls), deployment=deployment))
+
     with instant_server() as a, instant_server() as b:
-        first = ["run", "--data", str(data), "--model", "openai:instant-test", "--max-tokens", "8", "--quiet",
-                 "--cache", cache, "--out", str(out)]
-        cli(*first, "--base-url", a, "--base-url", b)
-    one = samples(out)
-    other = tmp_path / "other"
+        run(opts("run", [a, b]))
     with instant_server() as c, instant_server() as d:
         # A new run directory: every answer is a cache hit; the same directory: every item is resumed.
-        res = json.loads(cli(*first[:-1], str(other), "--base-url", c, "--base-url", d, "--json").stdout)
-        again = json.loads(cli(*first, "--base-url", c, "--base-url", d, "--json").stdout)
+        _, res, _ = run(opts("other", [c, d]))
+        _, again, _ = run(opts("run", [c, d]))
         asked = get_stats(c)["requests"] + get_stats(d)["requests"]
-    assert res["run"]["cache_hits"] == 40 and again["run"]["resumed"] == 40 and asked == 0
-    assert [s["raw"] for s in samples(other)] == [s["raw"] for s in one]
-    with instant_server() as e:  # a deployment label is part of the identity: a new label is a new model
-        proc = cli(*first, "--base-url", e, "--deployment", "v2", check=False)
-    assert proc.returncode == 2 and "holds a different run (differs in: model)" in proc.stderr
+    assert res.run is not None and again.run is not None
+    assert res.run.cache_hits == 40 and again.run.resumed == 40 and asked == 0
+    assert [s["raw"] for s in samples(tmp_path / "other")] == [s["raw"] for s in samples(tmp_path / "run")]
+    with instant_server() as e, pytest.raises(ConfigError, match=r"holds a different run \(differs in: model\)"):
+        run(opts("run", [e], deployment="v2"))  # a deployment label is part of the identity: another model
 
 
 def test_the_endpoints_file_sets_weights_limits_and_keys(tmp_path, monkeypatch):

@@ -56,7 +56,7 @@ def cached_keys(cache: Path) -> set[str]:
 def test_a_plan_gives_the_same_samples_and_figures_on_ray_as_locally(server_url, ray_address, tmp_path):
     """Real llama.cpp server, no cache: both executors really ask; two workers share the items."""
     def opts(out: str) -> RunOptions:
-        return RunOptions(tasks=["BKT", "MC"], limit=2, max_tokens=8, model="openai:qwen-test", no_cache=True,
+        return RunOptions(tasks=["BKT", "FTT"], limit=1, max_tokens=8, model="openai:qwen-test", no_cache=True,
                           out=str(tmp_path / out), model_options=ModelOptions(base_url=server_url, max_concurrency=2))
 
     run(opts("local"))
@@ -65,15 +65,14 @@ def test_a_plan_gives_the_same_samples_and_figures_on_ray_as_locally(server_url,
         _, results, stats = run(opts("ray"), executor)
     finally:
         executor.close()
-    assert min(executor.results_by_worker) >= 1  # both workers answered items
-    assert sum(executor.results_by_worker) == 4 and stats.requested == 4 and stats.cache_hits == 0
+    assert executor.results_by_worker == [1, 1] and stats.requested == 2 and stats.cache_hits == 0
     local, ray = samples(tmp_path / "local"), samples(tmp_path / "ray")
-    assert [s["uid"] for s in local] == [s["uid"] for s in ray] and len(local) == 4
+    assert [s["uid"] for s in local] == [s["uid"] for s in ray] and len(local) == 2
     assert all(s["raw"] and s["error"] is None for s in ray)
     assert comparable(local) == comparable(ray)
     assert figures(tmp_path / "local") == figures(tmp_path / "ray")
     assert results.run is not None and results.run.executor == "ray (2 workers)"
-    assert [(e.endpoint, e.ok) for e in results.run.endpoints or []] == [(server_url, 4)]
+    assert [(e.endpoint, e.ok) for e in results.run.endpoints or []] == [(server_url, 2)]
 
 
 def test_a_worker_killed_mid_run_loses_nothing_and_nothing_finished_is_asked_again(ray_address, tmp_path):

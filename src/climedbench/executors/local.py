@@ -26,7 +26,8 @@ class LocalSession:
         urls = getattr(backend, "urls", None)
         base = getattr(backend, "base_url", None)
         self.endpoints: list[str] = list(urls) if urls else ([backend.fingerprint["base_url"]] if base else [])
-        self._before = backend.endpoint_stats()  # the backend may have served earlier runs (analyze all)
+        # A backend passed in may have served earlier runs (analyze all): count only what this run adds.
+        self._before = [] if own else backend.endpoint_stats()
 
     async def execute(self, todo: list[Request], write: Callable[[Sample], None], stats: RunStats, budget: Budget,
                       cache: ResponseCache | None, scorer: Scorer) -> None:

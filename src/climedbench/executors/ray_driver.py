@@ -86,8 +86,10 @@ class RayExecutor:
         self._actors: list[Any] = []
         self._setup: WorkerSetup | None = None
         self._hellos: list[Hello] = []
-        # Of the last job: results each worker sent back, and shards cut short by a worker dying.
+        # Of the last job: results each worker sent back, the process that sent each worker's latest batch, and
+        # shards cut short by a worker dying.
         self.results_by_worker: list[int] = []
+        self.latest_pid: list[int] = []
         self.shards_interrupted = 0
 
     def _connect(self) -> Any:
@@ -168,6 +170,7 @@ class RayExecutor:
         actors = self._actors
         queue: deque[list[Any]] = deque(units[i:i + size] for i in range(0, len(units), size))
         self.results_by_worker = [0] * len(actors)
+        self.latest_pid = [h.pid for h in self._hellos]
         self.shards_interrupted = 0
         stopped = False
         active = 0  # chunks out at workers: their unfinished units may come back to the queue
@@ -210,6 +213,7 @@ class RayExecutor:
                         batch: Batch = await ref
                         received.update(key(r) for r in batch.results)
                         self.results_by_worker[w] += len(batch.results)
+                        self.latest_pid[w] = batch.pid
                         on_batch(batch, w)
                     pause = 0.0
                 except RayTaskError as e:  # the worker raised: a user-facing error stops the job as locally
