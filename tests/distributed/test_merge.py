@@ -132,3 +132,15 @@ def test_an_unsharded_run_or_a_used_out_directory_is_refused(made, tmp_path):
     with pytest.raises(ConfigError, match="exists and is not empty"):
         merge_shards([made["shard-1"], made["shard-2"], made["shard-3"]], tmp_path / "used")
     assert [p.name for p in (tmp_path / "used").iterdir()] == ["notes.txt"]
+
+
+def test_aggregate_reads_shards_as_parts_of_the_whole_plan(made):
+    from climedbench.reaggregate import aggregate_files
+
+    results, _ = aggregate_files([made[f"shard-{i}"] for i in (1, 2, 3)])
+    whole = json.loads((made["whole"] / "results.json").read_text())
+    assert results.model_dump(mode="json", include={"tasks", "groups", "overall"}, exclude_none=True) == {
+        k: whole[k] for k in ("tasks", "groups", "overall")}
+    assert results.run is not None and results.run.planned == N and results.run.missing == 0
+    part, _ = aggregate_files([made["shard-1"], made["shard-2"]])
+    assert part.run is not None and part.run.items == 33 and part.run.missing == 17  # shard 3's 17 items
