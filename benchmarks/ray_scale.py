@@ -11,7 +11,8 @@ options). Prints:
 - throughput (items/s) with 1 endpoint and with N endpoints, for the local executor and for Ray with W workers
   (steady rate, between 5% and 95% of the items; single-endpoint runs use --baseline-items: a rate needs no
   34,000 items to measure; target with 4 endpoints: >= 3x the single-endpoint throughput);
-- the driver's resident memory along the N-endpoint runs (target: flat);
+- the driver's resident memory along the N-endpoint runs (target: flat), beside what the run directory's index
+  of finished items alone keeps per item (a local run keeps the same);
 - killing a Ray worker a quarter of the way through: how long until its restarted process sends results again,
   the run's total time, and how many requests were sent twice (those in flight at the kill);
 - killing the driver (`climedbench run --executor ray`, SIGKILL) a quarter of the way through and re-running the
@@ -100,8 +101,24 @@ class RssSampler:
         growth = picks[-1][1] - picks[0][1]
         per_item = growth * 1024 / max(1, picks[-1][0] - picks[0][0])
         return (", ".join(f"{n} items {mb:.0f} MB" for n, mb in picks)
-                + f"; {growth:+.1f} MB from {picks[0][0]} to {picks[-1][0]} items ({per_item:.2f} KB per item: the "
-                f"run directory's index of finished items); {self.marks[-1][1]:.0f} MB once the log is closed")
+                + f"; {growth:+.1f} MB from {picks[0][0]} to {picks[-1][0]} items ({per_item:.2f} KB per item); "
+                f"{self.marks[-1][1]:.0f} MB once the log is closed")
+
+
+def index_cost(n: int = 30000) -> float:
+    """KB of resident memory per finished item kept by the run directory's log index alone (SampleStore)."""
+    from climedbench.core.types import Sample
+    from climedbench.rundir import SampleStore
+
+    with tempfile.TemporaryDirectory() as d, SampleStore(Path(d) / "samples.jsonl", sync_every=1e9) as store:
+        base = rss_mb()
+        for i in range(n):
+            store.write(Sample(uid=f"BKT/test/q{i}", item_id=f"q{i}", task="BKT", prompt_hash="0" * 16,
+                               request_key="0" * 16, raw="答案：B", gold="B", extracted="B",
+                               extraction_method="final_answer_line", score=1.0,
+                               flags={"follows_format": True, "wrong_option": False}, prompt_tokens=120,
+                               completion_tokens=3, latency=0.05, attempts=1, input_chars=150))
+        return (rss_mb() - base) * 1024 / n
 
 
 def requests_sent(urls: list[str]) -> tuple[int, int]:
@@ -174,6 +191,8 @@ def main() -> None:
           f"endpoint", flush=True)
     import ray
 
+    print(f"the run directory's index of finished items alone keeps {index_cost():.2f} KB per item in memory "
+          "(30,000 samples written to a SampleStore)", flush=True)
     ray.init(address="local", num_cpus=max(4, args.workers), include_dashboard=False, logging_level=logging.ERROR,
              log_to_driver=False)
     address = ray.get_runtime_context().gcs_address
