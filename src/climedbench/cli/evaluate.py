@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
-import signal
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -176,7 +173,7 @@ def run(
     progress, tick = progress_bar(quiet)
     runner = make_executor(exec_opts)
     try:
-        with progress, _sigterm_as_interrupt(exec_opts.kind == "ray"):
+        with progress:
             rundir, results, stats = asyncio.run(run_plan(plan, progress=tick, executor=runner))
     finally:
         runner.close()
@@ -213,24 +210,6 @@ def _shard(value: str | None) -> tuple[int, int] | None:
     if count < 1 or not 1 <= index <= count:
         raise ConfigError(f"--shard {value}: give I/N with 1 <= I <= N")
     return index, count
-
-
-@contextlib.contextmanager
-def _sigterm_as_interrupt(active: bool) -> Iterator[None]:
-    """With `active`, SIGTERM ends the command like Ctrl-C: saved work is kept, and the Ray workers (and a
-    private cluster) are stopped rather than left behind."""
-    if not active:
-        yield
-        return
-
-    def interrupt(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt
-
-    old = signal.signal(signal.SIGTERM, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, old)
 
 
 def _judge_spec(extractor: str) -> str | None:

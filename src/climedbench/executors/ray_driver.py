@@ -17,6 +17,8 @@ import asyncio
 import logging
 import math
 import os
+import signal
+import threading
 import uuid
 from collections import deque
 from collections.abc import Callable
@@ -50,6 +52,10 @@ def _ray() -> Any:
     except ImportError as e:
         raise ConfigError("--executor ray needs Ray, which is not installed: pip install 'climedbench[ray]'") from e
     return ray
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
 
 
 def share(n: float | None, workers: int) -> float | None:
@@ -86,6 +92,7 @@ class RayExecutor:
         self._actors: list[Any] = []
         self._setup: WorkerSetup | None = None
         self._hellos: list[Hello] = []
+        self._sigterm: Any = None
         # Of the last job: results each worker sent back, the process that sent each worker's latest batch, and
         # shards cut short by a worker dying.
         self.results_by_worker: list[int] = []
@@ -107,6 +114,10 @@ class RayExecutor:
                 ray.init(address=address, **kwargs)
         except (ConnectionError, RuntimeError, ValueError) as e:
             raise ConfigError(f"cannot connect to the Ray cluster at {address}: {e}") from e
+        if threading.current_thread() is threading.main_thread():
+            # Ray's own SIGTERM handler exits at once; end like Ctrl-C instead, so `close` stops the workers (and
+            # a private cluster) and the command says that finished items are saved.
+            self._sigterm = signal.signal(signal.SIGTERM, _interrupt)
         return ray
 
     @property
@@ -271,6 +282,9 @@ class RayExecutor:
         if self._started_cluster:
             self._ray.shutdown()
             self._started_cluster = False
+        if self._sigterm is not None:
+            signal.signal(signal.SIGTERM, self._sigterm)
+            self._sigterm = None
 
 
 class RaySession:
