@@ -8,7 +8,7 @@ cache, so they are not asked again. A driver that dies loses nothing on disk: re
 
 With `--max-cost` the driver reserves each shard's worst-case cost before handing it out (a shard is cut
 short when the rest would not fit), so the limit holds across workers; `--rpm`, `--tpm` and concurrency
-limits are split evenly between the workers (rounded down, at least one request in flight per worker).
+limits are split evenly between the workers (concurrency rounded down, at least one request in flight each).
 """
 
 from __future__ import annotations
