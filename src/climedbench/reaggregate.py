@@ -76,7 +76,9 @@ def aggregate_files(paths: list[Path], suite: str | None = None, seed: int | Non
     name = model or (spec.model_name if spec else "model")
     results = build_results(samples, s, name, seed if seed is not None else (spec.seed if spec else 0),
                             similarity=mode)
-    planned = spec.n_items if spec and spec.n_items else len(samples)
+    # Shards of one plan: the plan's items, not the first shard's, are what is planned.
+    planned = (spec.shard.plan_items if spec and spec.shard else spec.n_items if spec and spec.n_items
+               else len(samples))
     prompt = sum(x.prompt_tokens or 0 for x in samples)
     completion = sum(x.completion_tokens or 0 for x in samples)
     run = RunAccounting(items=len(samples), planned=planned, missing=max(0, planned - len(samples)),

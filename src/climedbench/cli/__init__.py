@@ -29,12 +29,14 @@ def _root(
 
 
 # Command modules register themselves on `app` when imported (order = order in --help).
-from climedbench.cli import evaluate, results, report, mps, cache, irt, cat, analyze, rate  # noqa: E402,F401,I001
+from climedbench.cli import evaluate, results, report, mps, cache, irt, cat, analyze, rate, distributed  # noqa: E402,F401,I001
 
 
 def main() -> None:
     """Entry point: user errors become one clear line and a non-zero exit; --debug shows tracebacks."""
     global DEBUG
+    from rich.markup import escape
+
     from climedbench.secrets import install_log_redaction, redact
 
     if "--debug" in sys.argv[1:]:
@@ -48,7 +50,7 @@ def main() -> None:
     except ClimedError as e:
         if DEBUG:
             traceback.print_exc()
-        err.print(f"[red]error:[/red] {redact(str(e))}", highlight=False)
+        err.print(f"[red]error:[/red] {escape(redact(str(e)))}", highlight=False)  # messages may hold [brackets]
         sys.exit(e.exit_code)
     except KeyboardInterrupt:
         err.print("interrupted; finished items are saved — re-run the same command to resume")
@@ -56,7 +58,7 @@ def main() -> None:
     except Exception as e:  # an unexpected failure: one line, the traceback only with --debug
         if DEBUG:
             traceback.print_exc()
-        err.print(f"[red]internal error:[/red] {type(e).__name__}: {redact(str(e))} "
+        err.print(f"[red]internal error:[/red] {type(e).__name__}: {escape(redact(str(e)))} "
                   "(re-run with --debug for the traceback)", highlight=False)
         sys.exit(1)
 

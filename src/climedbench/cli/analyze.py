@@ -7,7 +7,22 @@ from typing import Annotated, Any
 
 import typer
 
-from climedbench.cli.common import SUITE_HELP, TASKS_HELP, app, err, print_json, tasks_option
+from climedbench.cli.common import (
+    BASE_URLS_HELP,
+    DEPLOYMENT_HELP,
+    ENDPOINTS_HELP,
+    EXECUTOR_HELP,
+    RAY_ADDRESS_HELP,
+    SUITE_HELP,
+    TASKS_HELP,
+    WORKERS_HELP,
+    app,
+    err,
+    executor_options,
+    model_endpoints,
+    print_json,
+    tasks_option,
+)
 
 analyze_app = typer.Typer(
     name="analyze", no_args_is_help=True, rich_markup_mode="markdown",
@@ -251,8 +266,14 @@ def all_cmd(
     suite: Annotated[str | None, typer.Option(help=SUITE_HELP)] = None,
     tasks: Annotated[str | None, typer.Option(help=TASKS_HELP)] = None,
     model: Annotated[str, typer.Option(help="As for `climedbench run`.")] = "default",
-    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible server URL.")] = None,
+    base_url: Annotated[list[str] | None, typer.Option(help=BASE_URLS_HELP)] = None,
+    endpoints: Annotated[str | None, typer.Option(help=ENDPOINTS_HELP)] = None,
+    deployment: Annotated[str | None, typer.Option(help=DEPLOYMENT_HELP)] = None,
     api_key_env: Annotated[str, typer.Option(help="Environment variable holding the API key.")] = "OPENAI_API_KEY",
+    max_concurrency: Annotated[int, typer.Option(help="HTTP requests in flight at once.")] = 8,
+    executor: Annotated[str, typer.Option(help=EXECUTOR_HELP)] = "local",
+    ray_address: Annotated[str | None, typer.Option(help=RAY_ADDRESS_HELP)] = None,
+    workers: Annotated[int, typer.Option(help=WORKERS_HELP)] = 2,
     limit: Annotated[int | None, typer.Option(help="Items per task; 0 = all (default: 2 on the bundled demo, "
                                                    "all otherwise).")] = None,
     max_tokens: Annotated[int | None, typer.Option(help="Maximum completion tokens of every run (default: as "
@@ -281,10 +302,12 @@ def all_cmd(
 
     opts = PipelineOptions(
         out=out, data=data, suite=suite, tasks=tasks_option(tasks), model=model,
-        model_options=ModelOptions(base_url=base_url, api_key_env=api_key_env, n_ctx=ctx), limit=limit,
+        model_options=ModelOptions(api_key_env=api_key_env, n_ctx=ctx, max_concurrency=max_concurrency,
+                                   **model_endpoints(base_url, endpoints, deployment)), limit=limit,
         max_tokens=max_tokens, seed=seed, cot_shots=cot_shots, rate=rate,
         kinds=[k.strip() for k in kinds.split(",") if k.strip()],
         compare=list(compare_with or []), groups=_groups(group), ours=ours, other=other, quiet=quiet,
+        executor=executor_options(executor, ray_address, workers),
     )
     index = asyncio.run(run_pipeline(opts, say=None if quiet else lambda m: err.print(f"[dim]{m}[/dim]")))
     for entry in index["analyses"]:

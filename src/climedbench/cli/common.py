@@ -32,6 +32,19 @@ TASKS_HELP = ("Comma-separated task codes (CliMedBench scenarios such as ID#1,BK
               "as MedQA,PubMedQA) or group keys (reasoning); default: all.")
 
 
+EXECUTOR_HELP = ("Where items are answered: 'local' (this process) or 'ray' (workers on a Ray cluster; "
+                 "pip install 'climedbench[ray]'; see docs/DISTRIBUTED.md).")
+RAY_ADDRESS_HELP = ("Ray cluster to use with --executor ray: 'auto' (the one `ray start` made here), HOST:PORT or "
+                    "ray://HOST:PORT (default: start a private one on this machine).")
+WORKERS_HELP = "Ray workers (one model backend each; concurrency and rate limits are split between them)."
+BASE_URLS_HELP = ("OpenAI-compatible server URL, e.g. http://127.0.0.1:8000/v1; repeat it for several replicas of "
+                  "the model (requests are balanced, failing endpoints backed off).")
+ENDPOINTS_HELP = ("A YAML file of endpoints (url, weight, max_concurrency, rpm, tpm, api_key_env) serving the "
+                  "model; see docs/DISTRIBUTED.md.")
+DEPLOYMENT_HELP = ("A label for what the endpoints serve, part of the model's fingerprint instead of the server URL "
+                   "(use the same one on every machine whose shards you merge).")
+
+
 def version_callback(value: bool) -> None:
     if value:
         print(f"climedbench {__version__}")
@@ -53,6 +66,31 @@ def tasks_option(*values: str | None) -> list[str] | None:
             if code not in out:
                 out.append(code)
     return out or None
+
+
+def model_endpoints(base_urls: list[str] | None, endpoints_file: str | None, deployment: str | None
+                    ) -> dict[str, Any]:
+    """ModelOptions fields from repeated --base-url, --endpoints FILE and --deployment."""
+    from climedbench.errors import ConfigError
+    from climedbench.models.endpoints import endpoints_from_urls, load_endpoints
+
+    urls = list(base_urls or [])
+    if endpoints_file and urls:
+        raise ConfigError("give --base-url or --endpoints FILE, not both")
+    if endpoints_file:
+        spec = load_endpoints(endpoints_file)
+        return {"base_url": None, "endpoints": tuple(spec.endpoints), "deployment": deployment or spec.deployment}
+    if len(urls) > 1 or (urls and deployment):
+        return {"base_url": None, "endpoints": tuple(endpoints_from_urls(urls)), "deployment": deployment}
+    return {"base_url": urls[0] if urls else None, "endpoints": (), "deployment": deployment}
+
+
+def executor_options(executor: str, ray_address: str | None, workers: int, shard_size: int | None = None) -> Any:
+    """ExecutorOptions from the command line."""
+    from climedbench.executors import ExecutorOptions
+
+    return ExecutorOptions(kind=executor, address=ray_address, workers=workers,  # type: ignore[arg-type]
+                           shard_size=shard_size)
 
 
 def progress_bar(quiet: bool) -> tuple[Any, Callable[[int, int, str], None]]:

@@ -12,7 +12,24 @@ from typing import Annotated, Any
 import typer
 
 from climedbench import __version__
-from climedbench.cli.common import SUITE_HELP, TASKS_HELP, app, err, out, print_json, progress_bar, tasks_option
+from climedbench.cli.common import (
+    BASE_URLS_HELP,
+    DEPLOYMENT_HELP,
+    ENDPOINTS_HELP,
+    EXECUTOR_HELP,
+    RAY_ADDRESS_HELP,
+    SUITE_HELP,
+    TASKS_HELP,
+    WORKERS_HELP,
+    app,
+    err,
+    executor_options,
+    model_endpoints,
+    out,
+    print_json,
+    progress_bar,
+    tasks_option,
+)
 from climedbench.errors import ConfigError
 
 
@@ -34,6 +51,11 @@ Examples:
   OPENAI_API_KEY=... climedbench run --data data/ --model openai:gpt-4o --base-url https://api.openai.com/v1
 
   climedbench run --tasks ID#1,BKT,FIT --cot --shots 3 --model gguf:~/models/my-model.gguf
+
+  climedbench run --data data/ --model openai:qwen2.5-7b --base-url http://gpu1:8000/v1 \\
+      --base-url http://gpu2:8000/v1 --executor ray --workers 4          # two replicas, four Ray workers
+
+  climedbench run --data data/ --model openai:qwen2.5-7b --endpoints endpoints.yaml --shard 1/2 --out shard-1
 """)
 def run(
     data: Annotated[str | None, typer.Option(help="Items: a file or a folder of them (default: the suite's "
@@ -44,8 +66,9 @@ def run(
     datasets: Annotated[str | None, typer.Option(help="Same as --tasks (ClinicBench's word).")] = None,
     model: Annotated[str, typer.Option(help="'default' (embedded Qwen2.5-Coder-0.5B-Instruct Q4_K_M), "
                                             "'gguf:PATH', or 'openai:NAME' with --base-url.")] = "default",
-    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible server URL, e.g. "
-                                                       "http://127.0.0.1:8000/v1.")] = None,
+    base_url: Annotated[list[str] | None, typer.Option(help=BASE_URLS_HELP)] = None,
+    endpoints: Annotated[str | None, typer.Option(help=ENDPOINTS_HELP)] = None,
+    deployment: Annotated[str | None, typer.Option(help=DEPLOYMENT_HELP)] = None,
     api_key_env: Annotated[str, typer.Option(help="Environment variable holding the API key "
                                                   "(keys are never taken on the command line).")] = "OPENAI_API_KEY",
     limit: Annotated[int | None, typer.Option(help="Items per task; 0 = all (default: 2 on the bundled "
@@ -96,10 +119,19 @@ def run(
     price_out: Annotated[float, typer.Option(help="USD per million completion tokens.")] = 0.0,
     max_cost: Annotated[float | None, typer.Option(help="Stop cleanly before the spend could exceed this "
                                                         "many USD (needs --price-in/--price-out).")] = None,
+    executor: Annotated[str, typer.Option(help=EXECUTOR_HELP)] = "local",
+    ray_address: Annotated[str | None, typer.Option(help=RAY_ADDRESS_HELP)] = None,
+    workers: Annotated[int, typer.Option(help=WORKERS_HELP)] = 2,
+    shard_size: Annotated[int | None, typer.Option(help="Items handed to a Ray worker at a time (default: from "
+                                                        "the plan size, at most 256).")] = None,
+    shard: Annotated[str | None, typer.Option(help="I/N: run only the I-th of N equal, contiguous parts of the "
+                                                   "plan (e.g. one per machine); `climedbench merge` joins "
+                                                   "them.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print results.json instead of the table.")] = False,
 ) -> None:
     """Evaluate a model on a suite's tasks and print the leaderboard table."""
+    from climedbench.executors import make_executor
     from climedbench.models.registry import ModelOptions
     from climedbench.report.tables import print_table, run_table
     from climedbench.runner import RunOptions, plan_run, run_plan
@@ -113,29 +145,38 @@ def run(
     judge = _judge_spec(extractor)
     if max_cost is not None and not (price_in or price_out):
         raise ConfigError("--max-cost needs --price-in and/or --price-out (USD per million tokens)")
+    exec_opts = executor_options(executor, ray_address, workers, shard_size)
     opts = RunOptions(
         data=data, suite=suite, model=model,
-        model_options=ModelOptions(base_url=base_url, api_key_env=api_key_env, timeout=timeout,
+        model_options=ModelOptions(api_key_env=api_key_env, timeout=timeout,
                                    max_retries=max_retries, max_concurrency=max_concurrency, n_ctx=ctx,
-                                   threads=threads, model_sha256=model_sha256),
+                                   threads=threads, model_sha256=model_sha256,
+                                   **model_endpoints(base_url, endpoints, deployment)),
         tasks=tasks_option(tasks, scenarios, datasets), limit=limit, seed=seed, shots=shots, cot=cot,
         mc_mode=mc_mode,  # type: ignore[arg-type]
         max_tokens=max_tokens, temperature=temperature, out=out_dir, skip_invalid=skip_invalid,
         item_prompts=item_prompts, log_prompts=log_prompts, tokenizer=tokenizer, embedder=embedder,  # type: ignore[arg-type]
         similarity=similarity, judge=judge,  # type: ignore[arg-type]
         cache=cache, no_cache=no_cache, rpm=rpm, tpm=tpm, price_in=price_in, price_out=price_out, max_cost=max_cost,
+        shard=_shard(shard),
     )
     plan = plan_run(opts)
     if plan.report.problems:
         err.print(f"[yellow]skipping {len(plan.report.problems)} invalid record(s) (--skip-invalid); "
                   "they are listed in skipped.jsonl[/yellow]")
     n_tasks = len({r.task.code for r in plan.requests})
-    err.print(f"climedbench {__version__}: {plan.suite.title}, {len(plan.requests)} items in {n_tasks} tasks from "
-              f"{plan.spec.data}; model {model}" + (" (loading…)" if model == "default" else ""))
+    part = f" (shard {opts.shard[0]}/{opts.shard[1]})" if opts.shard else ""
+    where = f"; {exec_opts.workers} Ray workers" if exec_opts.kind == "ray" else ""
+    err.print(f"climedbench {__version__}: {plan.suite.title}, {len(plan.requests)} items{part} in {n_tasks} tasks "
+              f"from {plan.spec.data}; model {model}" + (" (loading…)" if model == "default" else "") + where)
     start = time.perf_counter()
     progress, tick = progress_bar(quiet)
-    with progress:
-        rundir, results, stats = asyncio.run(run_plan(plan, progress=tick))
+    runner = make_executor(exec_opts)
+    try:
+        with progress:
+            rundir, results, stats = asyncio.run(run_plan(plan, progress=tick, executor=runner))
+    finally:
+        runner.close()
     wall = time.perf_counter() - start
     if json_out:
         print_json(results)
@@ -156,6 +197,19 @@ def run(
                   "  The other benchmark: climedbench run --suite "
                   + ("clinicbench" if plan.suite.suite == "climedbench" else "climedbench") + "\n"
                   "  More:                climedbench run --help")
+
+
+def _shard(value: str | None) -> tuple[int, int] | None:
+    """--shard I/N → (I, N)."""
+    if value is None:
+        return None
+    i, sep, n = value.partition("/")
+    if not sep or not i.strip().isdigit() or not n.strip().isdigit():
+        raise ConfigError(f"--shard must be I/N (e.g. 1/4), not {value!r}")
+    index, count = int(i), int(n)
+    if count < 1 or not 1 <= index <= count:
+        raise ConfigError(f"--shard {value}: give I/N with 1 <= I <= N")
+    return index, count
 
 
 def _judge_spec(extractor: str) -> str | None:

@@ -8,7 +8,19 @@ from typing import Annotated
 
 import typer
 
-from climedbench.cli.common import SUITE_HELP, TASKS_HELP, app, csv_list, out, progress_bar, tasks_option
+from climedbench.cli.common import (
+    EXECUTOR_HELP,
+    RAY_ADDRESS_HELP,
+    SUITE_HELP,
+    TASKS_HELP,
+    WORKERS_HELP,
+    app,
+    csv_list,
+    executor_options,
+    out,
+    progress_bar,
+    tasks_option,
+)
 
 
 @app.command(epilog="""
@@ -36,6 +48,9 @@ def mps(
     max_concurrency: Annotated[int, typer.Option(help="Conversations in flight at once.")] = 4,
     cache: Annotated[str | None, typer.Option(help="Response cache file.")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use the response cache.")] = False,
+    executor: Annotated[str, typer.Option(help=EXECUTOR_HELP)] = "local",
+    ray_address: Annotated[str | None, typer.Option(help=RAY_ADDRESS_HELP)] = None,
+    workers: Annotated[int, typer.Option(help=WORKERS_HELP)] = 2,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
 ) -> None:
     """Multi-agent participant synthesis: generation → debate → reflection over ordered model pairs and roles."""
@@ -49,7 +64,7 @@ def mps(
                                      ModelOptions(base_url=base_url, api_key_env=api_key_env,
                                                   max_concurrency=max_concurrency),
                                      max_tokens, cache, no_cache, seed, max_concurrency, progress=tick,
-                                     suite=suite))
+                                     suite=suite, executor=executor_options(executor, ray_address, workers)))
     m = result.matrix
     out.print(f"{m.n_examinees} synthetic examinees × {m.n_items} items ({m.n_responses} responses, "
               f"{result.failed} missing) in {result.seconds:.0f}s; {result.cache_hits} answers from the cache\n"

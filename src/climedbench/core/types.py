@@ -164,6 +164,87 @@ class Figure(BaseModel):
     secondary: dict[str, Figure] | None = None
 
 
+class EndpointStats(BaseModel):
+    """What one HTTP endpoint served during a run (or a shard of it): requests, errors, time, tokens, cost.
+
+    Counters add up across workers and shards (`merge_endpoint_stats`); rates are derived from them.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    # The endpoint's public URL (no credentials, no query string) or the name given in the endpoints file.
+    endpoint: str
+    weight: float = 1.0
+    max_concurrency: int | None = None
+    requests: int = 0  # HTTP attempts sent
+    ok: int = 0
+    errors: int = 0  # failed attempts (each retried elsewhere or later, or recorded on the sample)
+    error_kinds: dict[str, int] = Field(default_factory=dict)  # 'timeout', 'connection', 'http_429', 'http_5xx', ...
+    backoffs: int = 0  # times the endpoint was taken out of rotation after a failure
+    slowdowns: int = 0  # times it was held to one request in flight for being much slower than the others
+    latency_sum: float = 0.0  # seconds, over successful requests
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    # Derived when a run is written: ok / wall seconds of the run, mean latency of successful requests, cost.
+    requests_per_second: float | None = None
+    mean_latency: float | None = None
+    cost_usd: float | None = None
+
+
+def endpoint_stats_since(now: list[EndpointStats], before: list[EndpointStats]) -> list[EndpointStats]:
+    """The counters added between two snapshots of the same endpoints (a backend shared by several runs)."""
+    old = {e.endpoint: e for e in before}
+    out = []
+    for e in now:
+        b = old.get(e.endpoint)
+        if b is None:
+            out.append(e.model_copy(deep=True))
+            continue
+        kinds = {k: v - b.error_kinds.get(k, 0) for k, v in e.error_kinds.items()}
+        out.append(e.model_copy(update={
+            "requests": e.requests - b.requests, "ok": e.ok - b.ok, "errors": e.errors - b.errors,
+            "error_kinds": {k: v for k, v in kinds.items() if v}, "backoffs": e.backoffs - b.backoffs,
+            "slowdowns": e.slowdowns - b.slowdowns, "latency_sum": e.latency_sum - b.latency_sum,
+            "prompt_tokens": e.prompt_tokens - b.prompt_tokens,
+            "completion_tokens": e.completion_tokens - b.completion_tokens}))
+    return out
+
+
+def merge_endpoint_stats(groups: list[list[EndpointStats]]) -> list[EndpointStats]:
+    """Per-endpoint sums of several workers' or shards' counters, in order of first appearance."""
+    out: dict[str, EndpointStats] = {}
+    for group in groups:
+        for e in group:
+            acc = out.get(e.endpoint)
+            if acc is None:
+                out[e.endpoint] = e.model_copy(deep=True, update={"requests_per_second": None, "mean_latency": None,
+                                                                  "cost_usd": None})
+                continue
+            acc.requests += e.requests
+            acc.ok += e.ok
+            acc.errors += e.errors
+            for k, v in e.error_kinds.items():
+                acc.error_kinds[k] = acc.error_kinds.get(k, 0) + v
+            acc.backoffs += e.backoffs
+            acc.slowdowns += e.slowdowns
+            acc.latency_sum += e.latency_sum
+            acc.prompt_tokens += e.prompt_tokens
+            acc.completion_tokens += e.completion_tokens
+    return list(out.values())
+
+
+class ShardInfo(BaseModel):
+    """Which part of a plan a run directory holds (`climedbench run --shard I/N`); see `climedbench merge`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    index: int  # 1..count
+    count: int
+    items: int  # items of this shard
+    plan_items: int  # items of the whole plan
+    plan_sha256: str  # sha256 of the whole plan's item order (uids)
+
+
 class RunAccounting(BaseModel):
     """Items, tokens, time, retries, failures and cost of a run."""
 
@@ -187,6 +268,12 @@ class RunAccounting(BaseModel):
     cost_usd_now: float | None = None
     prices_per_mtok: dict[str, float] | None = None
     stopped: str | None = None
+    # How the items were executed this time: 'local', or 'ray (N workers)'.
+    executor: str | None = None
+    # Per HTTP endpoint: requests, errors, backoffs, throughput, latency, tokens and cost (HTTP backends only).
+    endpoints: list[EndpointStats] | None = None
+    # Run directories merged into this one (`climedbench merge`).
+    merged_from: list[str] | None = None
 
 
 class Results(BaseModel):
@@ -248,6 +335,13 @@ class RunSpec(BaseModel):
     skip_invalid: bool = False
     invalid_skipped: int = 0
     n_items: int = 0
+    # sha256 of the plan's item order (uids), and for `--shard I/N` which part of the plan this run holds.
+    plan_sha256: str | None = None
+    shard: ShardInfo | None = None
+    # Where the items were executed the last time ('local', 'ray (N workers)'): not part of the run's identity.
+    executor: str | None = None
+    # HTTP endpoints (public URLs) the model was served from: not part of its identity (see docs/DISTRIBUTED.md).
+    endpoints: list[str] | None = None
     versions: dict[str, str] = Field(default_factory=dict)
     git_commit: str | None = None
     platform: str | None = None

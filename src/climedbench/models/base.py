@@ -6,7 +6,10 @@ import abc
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from climedbench.core.types import EndpointStats
 
 Message = dict[str, str]
 
@@ -79,6 +82,10 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     async def chat(self, messages: list[Message], params: GenParams) -> Completion:
         """Generate one reply; raise RequestFailed for a failure worth recording, ModelError to stop."""
+
+    def endpoint_stats(self) -> list[EndpointStats]:
+        """Per HTTP endpoint counters so far (HTTP backends; none for in-process models)."""
+        return []
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         """Release resources."""

@@ -21,6 +21,7 @@ import aiohttp
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 from tenacity.wait import wait_exponential_jitter
 
+from climedbench.core.types import EndpointStats
 from climedbench.errors import AuthError, ModelError
 from climedbench.models.base import (
     Backend,
@@ -35,11 +36,12 @@ from climedbench.secrets import redact
 
 
 class Retryable(Exception):
-    """A fault worth another attempt; `retry_after` is the server's requested delay, if any."""
+    """A fault worth another attempt; `retry_after` is the server's requested delay, if any; `kind` names the
+    fault for per-endpoint statistics (timeout, connection, http_429, http_5xx, malformed)."""
 
-    def __init__(self, reason: str, retry_after: float | None = None) -> None:
+    def __init__(self, reason: str, retry_after: float | None = None, kind: str = "error") -> None:
         super().__init__(reason)
-        self.reason, self.retry_after = reason, retry_after
+        self.reason, self.retry_after, self.kind = reason, retry_after, kind
 
 
 def _retry_after(headers: Any) -> float | None:
@@ -96,6 +98,11 @@ class OpenAIBackend(Backend):
                                                      jitter=self.backoff_initial)
         self.fingerprint = {"backend": "openai", "model": self.model, "base_url": public_url(self.base_url)}
         self.retried = 0
+        self.stats = EndpointStats(endpoint=public_url(self.base_url), max_concurrency=self.max_concurrency)
+
+    def endpoint_stats(self) -> list[EndpointStats]:
+        """What this endpoint served so far (counters only)."""
+        return [self.stats.model_copy(deep=True)]
 
     @property
     def session(self) -> aiohttp.ClientSession:
@@ -132,6 +139,34 @@ class OpenAIBackend(Backend):
     def _payload(self, messages: list[Message], params: GenParams) -> dict[str, Any]:
         return {"model": self.model, **chat_request(messages, params)}
 
+    async def attempt(self, body: bytes) -> tuple[dict[str, Any], float]:
+        """One POST of a request body, no retry: the response and its latency, or the fault (counted per kind)."""
+        self.stats.requests += 1
+        try:
+            data, latency = await self._once(body)
+        except Retryable as e:
+            self._count_error(e.kind)
+            raise
+        except AuthError:
+            self._count_error("auth")
+            raise
+        except ModelError:
+            self._count_error("http_404")
+            raise
+        except RequestFailed:
+            self._count_error("http_4xx")
+            raise
+        self.stats.ok += 1
+        self.stats.latency_sum += latency
+        usage = data.get("usage") or {}
+        self.stats.prompt_tokens += int(usage.get("prompt_tokens") or 0)
+        self.stats.completion_tokens += int(usage.get("completion_tokens") or 0)
+        return data, latency
+
+    def _count_error(self, kind: str) -> None:
+        self.stats.errors += 1
+        self.stats.error_kinds[kind] = self.stats.error_kinds.get(kind, 0) + 1
+
     async def _once(self, body: bytes) -> tuple[dict[str, Any], float]:
         start = time.perf_counter()
         try:
@@ -139,17 +174,18 @@ class OpenAIBackend(Backend):
                 status, headers = resp.status, resp.headers
                 raw = await resp.read()
         except TimeoutError as e:
-            raise Retryable(f"timeout after {self.timeout:g}s") from e
+            raise Retryable(f"timeout after {self.timeout:g}s", kind="timeout") from e
         except (aiohttp.ClientError, ConnectionError) as e:  # resets, refused, truncated payloads
-            raise Retryable(f"connection error: {redact(str(e)) or type(e).__name__}") from e
+            raise Retryable(f"connection error: {redact(str(e)) or type(e).__name__}", kind="connection") from e
         latency = time.perf_counter() - start
         if status in (401, 403):
             raise AuthError(f"server at {public_url(self.base_url)} rejected the API key "
                             f"(HTTP {status}: {_error_text(raw)})")
         if status == 429:
-            raise Retryable(f"rate limited (HTTP 429: {_error_text(raw)})", _retry_after(headers))
+            raise Retryable(f"rate limited (HTTP 429: {_error_text(raw)})", _retry_after(headers), kind="http_429")
         if status >= 500:
-            raise Retryable(f"server error HTTP {status}: {_error_text(raw)}", _retry_after(headers))
+            raise Retryable(f"server error HTTP {status}: {_error_text(raw)}", _retry_after(headers),
+                            kind="http_5xx")
         if status == 404:
             raise ModelError(f"server at {public_url(self.base_url)} answered 404 for /chat/completions "
                              f"(model {self.model!r} unknown or wrong --base-url): {_error_text(raw)}")
@@ -160,7 +196,7 @@ class OpenAIBackend(Backend):
             choice = data["choices"][0]
             _ = choice["message"]["content"]  # a body without it is malformed
         except (json.JSONDecodeError, ValueError, KeyError, IndexError, TypeError) as e:
-            raise Retryable(f"malformed response body ({type(e).__name__}: {raw[:80]!r})") from e
+            raise Retryable(f"malformed response body ({type(e).__name__}: {raw[:80]!r})", kind="malformed") from e
         return data, latency
 
     def _wait(self, state: RetryCallState) -> float:
@@ -187,7 +223,7 @@ class OpenAIBackend(Backend):
                     attempts += 1
                     if attempts > 1:
                         self.retried += 1
-                    data, latency = await self._once(body)
+                    data, latency = await self.attempt(body)
         except Retryable as e:
             raise RequestFailed(f"{e.reason} (gave up after {attempts} attempts)", attempts) from e
         return parse_chat_response(data, latency, params, attempts)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from climedbench.errors import ConfigError
 from climedbench.models.base import Backend
+from climedbench.models.endpoints import EndpointSpec
 from climedbench.secrets import api_key_from_env
 
 DEFAULT_SPEC = "default"
@@ -30,6 +31,10 @@ class ModelOptions:
     n_ctx: int = 8192
     threads: int | None = None
     model_sha256: str | None = None
+    # Several endpoints of one model (repeated --base-url, or --endpoints FILE): requests are balanced over them.
+    endpoints: tuple[EndpointSpec, ...] = ()
+    # What the endpoints serve, when the model name alone does not say it (part of the model's fingerprint).
+    deployment: str | None = None
 
 
 async def open_backend(spec: str, opts: ModelOptions) -> Backend:
@@ -57,9 +62,23 @@ async def open_backend(spec: str, opts: ModelOptions) -> Backend:
         name, at, url = rest.rpartition("@") if "@http" in rest else (rest, "", "")
         rest = name if at else rest
         base = url or opts.base_url or os.environ.get("OPENAI_BASE_URL")
-        if not base:
+        if not base and not (opts.endpoints and not at):
             raise ConfigError("openai:NAME needs --base-url (e.g. http://127.0.0.1:8000/v1 for vLLM, "
                               "http://127.0.0.1:11434/v1 for Ollama) or $OPENAI_BASE_URL")
+        if (opts.endpoints or opts.deployment) and not at:
+            from climedbench.models.endpoints import endpoints_from_urls
+            from climedbench.models.pool import PooledBackend
+
+            pool = PooledBackend(model=rest, endpoints=list(opts.endpoints) or endpoints_from_urls([str(base)]),
+                                 deployment=opts.deployment, api_key_env=opts.api_key_env, timeout=opts.timeout,
+                                 max_retries=opts.max_retries, default_concurrency=opts.max_concurrency)
+            try:
+                await pool.check()
+            except BaseException:
+                await pool.aclose()
+                raise
+            return pool
+        assert base is not None
         backend = OpenAIBackend(model=rest, base_url=base, api_key=api_key_from_env(opts.api_key_env),
                                 timeout=opts.timeout, max_retries=opts.max_retries,
                                 max_concurrency=opts.max_concurrency)

@@ -15,15 +15,19 @@ import asyncio
 import itertools
 import json
 import time
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from climedbench.core.suite import Names, Suite, Task
+from climedbench.cache import default_cache_path
+from climedbench.core.suite import Names, Suite
 from climedbench.core.types import Item
 from climedbench.errors import ConfigError
+from climedbench.executors import ExecutorOptions
 from climedbench.irt.binarize import binarize_matrix, write_item_map
 from climedbench.irt.matrix import ResponseMatrix, write_matrix
 from climedbench.limits import Budget, Prices, RateLimiter
@@ -112,6 +116,9 @@ class _Prebuilt:
         return self.msgs
 
 
+Ask = Callable[[str, list[Message]], Awaitable[tuple[Completion | None, str | None]]]
+
+
 async def _ask(engine: Engine, messages: list[Message], params: GenParams) -> tuple[Completion | None, str | None]:
     """One request through the engine (cache, limits, retries)."""
     result = await engine.answer(_Prebuilt(messages, params))
@@ -121,86 +128,151 @@ async def _ask(engine: Engine, messages: list[Message], params: GenParams) -> tu
     return completion, error
 
 
-async def synthesize(items: list[Item], suite: Suite, backends: dict[str, Backend], roles: list[str], *,
+@dataclass
+class Conversation:
+    """One item × generator × role: its examinees' scores and its transcript records."""
+
+    item_index: int
+    uid: str  # item uid, generator and role: the unit's key
+    scores: list[tuple[str, float]]  # (examinee id, raw score)
+    transcripts: list[dict[str, Any]]
+
+
+async def converse(ask: Ask, suite: Suite, scorer: Scorer, j: int, item: Item, gen: str, role: str,
+                   models: list[str]) -> Conversation:
+    """Generation by `gen`, then for every other model a debate and `gen`'s reflection (Algorithm 1)."""
+    prompts = PROMPTS[_lang(suite)]
+    sc = suite.task(item.task)
+    out = Conversation(j, unit_key(item.uid, gen, role), [], [])
+
+    def score(c: Completion | None) -> tuple[float, Any]:
+        s = scorer.score(sc, item, c.text if c else None)
+        return s.score, s.extracted
+
+    question = user_message(sc, item, PromptSettings(), suite)
+    base = [_persona(suite, role), {"role": "user", "content": question}]
+    g, g_err = await ask(gen, base)
+    g_score, g_ext = score(g)
+    if g is not None:
+        out.scores.append((f"{gen}@{role}:first", g_score))
+    for deb in (d for d in models if d != gen):
+        record: dict[str, Any] = {"item": item.uid, "task": item.task, "generator": gen, "debater": deb,
+                                  "role": role, "generation": g.text if g else None, "generation_error": g_err,
+                                  "generation_extracted": g_ext, "generation_score": g_score}
+        if g is None:
+            record["error"] = g_err
+            out.transcripts.append(record)
+            continue
+        debate_msgs = [_persona(suite, role), {"role": "user", "content": prompts["debate"].format(
+            role=_role_name(suite, role), question=question, answer=g.text)}]
+        d, d_err = await ask(deb, debate_msgs)
+        if d is None:
+            record.update(error=d_err)
+            out.transcripts.append(record)
+            continue
+        reflect_msgs = [*base, {"role": "assistant", "content": g.text},
+                        {"role": "user", "content": prompts["reflect"].format(debate=d.text)}]
+        r, r_err = await ask(gen, reflect_msgs)
+        r_score, r_ext = score(r)
+        if r is not None:
+            out.scores.append((f"{gen}>{deb}@{role}", r_score))
+        record.update(debate=d.text, reflection=r.text if r else None, error=r_err, extracted=r_ext,
+                      score=r_score if r else None)
+        out.transcripts.append(record)
+    return out
+
+
+def unit_key(uid: str, gen: str, role: str) -> str:
+    return f"{uid}|{gen}|{role}"
+
+
+@dataclass(frozen=True)
+class MpsJob:
+    """Participant synthesis on Ray workers: a unit is (item index, item, generator, role)."""
+
+    job_id: str
+    suite: Suite
+    specs: dict[str, str]  # examinee model name → model spec (the worker's engines are keyed by spec)
+    params: GenParams
+
+    async def run(self, env: Any, unit: tuple[int, Item, str, str]) -> Conversation:
+        j, item, gen, role = unit
+        engines = {name: env.engines[spec] for name, spec in self.specs.items()}
+
+        async def ask(name: str, messages: list[Message]) -> tuple[Completion | None, str | None]:
+            return await _ask(engines[name], messages, self.params)
+
+        return await converse(ask, self.suite, _scorer(), j, item, gen, role, list(self.specs))
+
+
+@cache
+def _scorer() -> Scorer:
+    return Scorer()
+
+
+async def synthesize(items: list[Item], suite: Suite, backends: Mapping[str, Backend | Model], roles: list[str], *,
                      out: Path, params: GenParams, cache_path: str | None, no_cache: bool, scorer: Scorer,
-                     concurrency: int = 4, progress: Any = None) -> MpsResult:
-    """Run generation–debate–reflection for every item × ordered model pair × role; write matrix + transcripts."""
+                     concurrency: int = 4, progress: Any = None, executor: Any = None,
+                     specs: dict[str, str] | None = None) -> MpsResult:
+    """Run generation–debate–reflection for every item × ordered model pair × role; write matrix + transcripts.
+
+    With a Ray `executor` (and `specs`: model name → spec) the conversations are held by its workers, which
+    open the models themselves; `backends` then only names the models (their fingerprints)."""
     if len(backends) < 2:
         raise ConfigError("mps needs at least two models (--models A,B): a debate needs a second agent")
     known = _roles(suite)
     for r in roles:
         if r not in known:
             raise ConfigError(f"unknown role {r!r}; the suite's roles: {', '.join(known)}")
-    prompts = PROMPTS[_lang(suite)]
     out.mkdir(parents=True, exist_ok=True)
-    cache = open_cache(RunOptions(cache=cache_path, no_cache=no_cache))
     stats = RunStats()
-    engines = {name: Engine(b, suite, cache, RateLimiter(), Budget(Prices()), stats) for name, b in backends.items()}
-    scenario = {t.code: t for t in suite.tasks}
     pairs = list(itertools.permutations(backends, 2))
     examinees = [Examinee(f"{g}@{r}:first", g, None, r) for g in backends for r in roles]
     examinees += [Examinee(f"{g}>{d}@{r}", g, d, r) for g, d in pairs for r in roles]
     col = {e.id: i for i, e in enumerate(examinees)}
     raw_scores = np.full((len(examinees), len(items)), np.nan)
     transcripts = (out / "transcripts.jsonl").open("w", encoding="utf-8")
-    sem = asyncio.Semaphore(max(1, concurrency))
     start = time.perf_counter()
     total = len(items) * len(backends) * len(roles)
     done = 0
+    units = [(j, item, gen, role) for j, item in enumerate(items) for gen in backends for role in roles]
 
-    def score(sc: Task, item: Item, c: Completion | None) -> tuple[float, Any]:
-        s = scorer.score(sc, item, c.text if c else None)
-        return s.score, s.extracted
-
-    async def one(j: int, item: Item, gen: str, role: str) -> None:
+    def record(conv: Conversation) -> None:
         nonlocal done
-        sc = scenario[item.task]
-        question = user_message(sc, item, PromptSettings(), suite)
-        base = [_persona(suite, role), {"role": "user", "content": question}]
-        async with sem:
-            g, g_err = await _ask(engines[gen], base, params)
-        g_score, g_ext = score(sc, item, g)
-        if g is not None:
-            raw_scores[col[f"{gen}@{role}:first"], j] = g_score
-        for deb in (d for d in backends if d != gen):
-            record: dict[str, Any] = {"item": item.uid, "task": item.task, "generator": gen, "debater": deb,
-                                      "role": role, "generation": g.text if g else None, "generation_error": g_err,
-                                      "generation_extracted": g_ext, "generation_score": g_score}
-            if g is None:
-                record["error"] = g_err
-                transcripts.write(json.dumps(record, ensure_ascii=False) + "\n")
-                continue
-            debate_msgs = [_persona(suite, role), {"role": "user", "content": prompts["debate"].format(
-                role=_role_name(suite, role), question=question, answer=g.text)}]
-            async with sem:
-                d, d_err = await _ask(engines[deb], debate_msgs, params)
-            if d is None:
-                record.update(error=d_err)
-                transcripts.write(json.dumps(record, ensure_ascii=False) + "\n")
-                continue
-            reflect_msgs = [*base, {"role": "assistant", "content": g.text},
-                            {"role": "user", "content": prompts["reflect"].format(debate=d.text)}]
-            async with sem:
-                r, r_err = await _ask(engines[gen], reflect_msgs, params)
-            r_score, r_ext = score(sc, item, r)
-            if r is not None:
-                raw_scores[col[f"{gen}>{deb}@{role}"], j] = r_score
-            record.update(debate=d.text, reflection=r.text if r else None, error=r_err, extracted=r_ext,
-                          score=r_score if r else None)
-            transcripts.write(json.dumps(record, ensure_ascii=False) + "\n")
+        for examinee, value in conv.scores:
+            raw_scores[col[examinee], conv.item_index] = value
+        for rec in conv.transcripts:
+            transcripts.write(json.dumps(rec, ensure_ascii=False) + "\n")
         done += 1
         if progress:
-            progress(done, total, item.task)
+            progress(done, total, items[conv.item_index].task)
 
     try:
         if progress:
             progress(0, total, "")
-        await asyncio.gather(*(one(j, item, gen, role) for j, item in enumerate(items)
-                               for gen in backends for role in roles))
+        if executor is not None:
+            assert specs is not None
+            await _on_workers(executor, units, record, suite, specs, params, stats)
+        else:
+            cache = open_cache(RunOptions(cache=cache_path, no_cache=no_cache))
+            try:
+                engines = {name: Engine(b, suite, cache, RateLimiter(), Budget(Prices()), stats)
+                           for name, b in backends.items() if isinstance(b, Backend)}
+                sem = asyncio.Semaphore(max(1, concurrency))
+
+                async def ask(name: str, messages: list[Message]) -> tuple[Completion | None, str | None]:
+                    async with sem:
+                        return await _ask(engines[name], messages, params)
+
+                async def one(unit: tuple[int, Item, str, str]) -> None:
+                    record(await converse(ask, suite, scorer, *unit, list(backends)))
+
+                await asyncio.gather(*(one(u) for u in units))
+            finally:
+                if cache is not None:
+                    cache.close()
     finally:
         transcripts.close()
-        if cache is not None:
-            cache.close()
     matrix, thresholds = binarize_matrix(raw_scores, [i.task for i in items], suite)
     ids = [e.id for e in examinees]
     result_matrix = ResponseMatrix(ids, [i.uid for i in items], matrix)
@@ -215,25 +287,84 @@ async def synthesize(items: list[Item], suite: Suite, backends: dict[str, Backen
                      time.perf_counter() - start, thresholds)
 
 
+async def _on_workers(executor: Any, units: list[tuple[int, Item, str, str]], record: Callable[[Conversation], None],
+                      suite: Suite, specs: dict[str, str], params: GenParams, stats: RunStats) -> None:
+    """The conversations on the Ray executor's workers (already started with every model open)."""
+    import uuid
+
+    from climedbench.executors.ray_driver import shard_size, snapshot
+
+    job = executor._ray.put(MpsJob(uuid.uuid4().hex, suite, specs, params))
+    snapshots: dict[tuple[int, int], Any] = {}
+
+    def on_batch(batch: Any, worker: int) -> None:
+        for conv in batch.results:
+            record(conv)
+        snapshot(snapshots, batch, worker)
+
+    def key(x: Any) -> str:
+        return x.uid if isinstance(x, Conversation) else unit_key(x[1].uid, x[2], x[3])
+
+    def submit(actor: Any, chunk: list[Any]) -> Any:
+        return actor.run_units.options(num_returns="streaming").remote(job, chunk)
+
+    size = shard_size(len(units), executor.opts.workers, executor.opts.shard_size)
+    await executor.stream(units, key, submit, on_batch, size=size)
+    for b in snapshots.values():
+        stats.add(b.stats)
+
+
 async def run_mps(models: list[str], data: str | None, tasks: list[str] | None, limit: int | None,
                   roles: list[str] | None, out: Path, model_options: ModelOptions, max_tokens: int,
                   cache: str | None, no_cache: bool, seed: int, concurrency: int,
-                  progress: Any = None, suite: str | None = None) -> MpsResult:
-    """Load items and models, then synthesize."""
+                  progress: Any = None, suite: str | None = None, executor: ExecutorOptions | None = None
+                  ) -> MpsResult:
+    """Load items and models (here, or on Ray workers), then synthesize."""
     plan = plan_run(RunOptions(data=data, suite=suite, tasks=tasks, limit=limit, seed=seed, max_tokens=max_tokens))
     items = [r.item for r in plan.requests]
+    roles = roles or list(_roles(plan.suite))
+    params = GenParams(max_tokens=max_tokens, seed=seed)
+    if executor is not None and executor.kind == "ray":
+        from climedbench.executors import make_executor
+        from climedbench.executors.ray_driver import RayExecutor
+
+        ray_exec = make_executor(executor)
+        assert isinstance(ray_exec, RayExecutor)
+        try:
+            hellos = await ray_exec.workers(models, model_options, None if no_cache else cache or str(
+                default_cache_path()), concurrency=concurrency)
+            named: dict[str, Model] = {}
+            specs: dict[str, str] = {}
+            for spec, name, fp in zip(models, hellos[0].names, hellos[0].fingerprints, strict=True):
+                unique = _unique(named, name)
+                named[unique], specs[unique] = Model(fp), spec
+            return await synthesize(items, plan.suite, named, roles, out=out, params=params, cache_path=cache,
+                                    no_cache=no_cache, scorer=Scorer(), concurrency=concurrency, progress=progress,
+                                    executor=ray_exec, specs=specs)
+        finally:
+            ray_exec.close()
     backends: dict[str, Backend] = {}
     try:
         for spec in models:
             b = await open_backend(spec, model_options)
-            name = b.name
-            n = 2
-            while name in backends:
-                name, n = f"{b.name}#{n}", n + 1
-            backends[name] = b
-        return await synthesize(items, plan.suite, backends, roles or list(_roles(plan.suite)), out=out,
-                                params=GenParams(max_tokens=max_tokens, seed=seed), cache_path=cache,
+            backends[_unique(backends, b.name)] = b
+        return await synthesize(items, plan.suite, backends, roles, out=out, params=params, cache_path=cache,
                                 no_cache=no_cache, scorer=Scorer(), concurrency=concurrency, progress=progress)
     finally:
         for b in backends.values():
             await b.aclose()
+
+
+def _unique(taken: Mapping[str, Any], name: str) -> str:
+    """name, or name#2, name#3 … when two models share a name."""
+    out, n = name, 2
+    while out in taken:
+        out, n = f"{name}#{n}", n + 1
+    return out
+
+
+@dataclass(frozen=True)
+class Model:
+    """A model opened elsewhere (on Ray workers): what synthesis needs of it here, its fingerprint."""
+
+    fingerprint: dict[str, Any]
