@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, ClassVar, Literal
 
 from climedbench.core.registry import METRICS
@@ -49,21 +50,33 @@ class ScoreContext:
     @property
     def embedder(self) -> Any:
         if self._embedder is None:
-            from climedbench.embeddings import load_embedder
-
-            self._embedder = load_embedder(self.embedder_spec)
+            self._embedder = _embedder(self.embedder_spec)
         return self._embedder
 
     def baseline_vectors(self) -> Any:
         """Unit vectors of the bundled unrelated-text sentences in the suite's language."""
         if self._baseline is None:
-            import numpy as np
-
-            from climedbench.embeddings import baseline_sentences
-
-            v = np.asarray(self.embedder(baseline_sentences(self.language)), dtype=np.float64)
-            self._baseline = v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
+            self._baseline = _baseline(self.embedder_spec, self.language)
         return self._baseline
+
+
+@cache
+def _embedder(spec: str) -> Any:
+    """One embedder per spec in a process (scoring, re-scoring and every context share it)."""
+    from climedbench.embeddings import load_embedder
+
+    return load_embedder(spec)
+
+
+@cache
+def _baseline(spec: str, language: str) -> Any:
+    """The baseline sentences' unit vectors, computed once per embedder and language in a process."""
+    import numpy as np
+
+    from climedbench.embeddings import baseline_sentences
+
+    v = np.asarray(_embedder(spec)(baseline_sentences(language)), dtype=np.float64)
+    return v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
 
 
 class Metric:
