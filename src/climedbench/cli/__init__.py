@@ -47,6 +47,7 @@ def load_commands(argv: list[str] | None = None) -> typer.Typer:
     first = next((a for a in argv if not a.startswith("-")), None) if argv is not None else None
     for name in [COMMANDS[first]] if first in COMMANDS else MODULES:
         importlib.import_module(f"climedbench.cli.{name}")
+    common.keep_examples(common.app)
     return common.app
 
 

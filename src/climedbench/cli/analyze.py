@@ -25,7 +25,7 @@ from climedbench.cli.common import (
 )
 
 analyze_app = typer.Typer(
-    name="analyze", no_args_is_help=True, rich_markup_mode="markdown",
+    name="analyze", no_args_is_help=True, rich_markup_mode=None,
     help="The paper's analyses on your runs: chain-of-thought, input length, robustness, none-of-the-above, "
          "instruction following, paired comparisons with ranks, benchmark validity, toxicity — each as a table "
          "(terminal, JSON, CSV) and a figure (PNG, SVG). See docs/ANALYSES.md.",

@@ -9,7 +9,9 @@ import typer
 from climedbench.cli.common import app as root
 from climedbench.cli.common import out, print_json
 
-app = typer.Typer(help="The response cache: `climedbench cache stats`, `climedbench cache clear`.",
+app = typer.Typer(
+    rich_markup_mode=None,
+    help="The response cache: `climedbench cache stats`, `climedbench cache clear`.",
                   no_args_is_help=True)
 root.add_typer(app, name="cache")
 

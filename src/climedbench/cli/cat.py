@@ -12,7 +12,9 @@ from climedbench.cli.common import SUITE_HELP
 from climedbench.cli.common import app as root
 from climedbench.errors import ClimedError, ConfigError
 
-app = typer.Typer(help="Computerized adaptive testing (IRT 3PL, Fisher/KL selection, exposure control).",
+app = typer.Typer(
+    rich_markup_mode=None,
+    help="Computerized adaptive testing (IRT 3PL, Fisher/KL selection, exposure control).",
                   add_completion=False, invoke_without_command=True)
 root.add_typer(app, name="cat", help="Adaptive testing of a model; `cat simulate`; `cat compare`.")
 # Kept in step with climedbench.cat.engine (a test checks they agree); not imported here, for start-up speed.

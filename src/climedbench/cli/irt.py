@@ -12,7 +12,9 @@ import typer
 from climedbench.cli.common import app as root
 from climedbench.errors import ClimedError, DataError
 
-app = typer.Typer(help="Item response theory: calibrate a 1PL/2PL/3PL item bank, estimate abilities.",
+app = typer.Typer(
+    rich_markup_mode=None,
+    help="Item response theory: calibrate a 1PL/2PL/3PL item bank, estimate abilities.",
                   no_args_is_help=True, add_completion=False)
 root.add_typer(app, name="irt", help="Item response theory: `irt matrix`, `irt fit`, `irt abilities`.")
 

@@ -17,7 +17,9 @@ if TYPE_CHECKING:
     from climedbench.apps.rater.rubric import Rubric
     from climedbench.core.types import Rating
 
-app = typer.Typer(help="Clinician rating: blinded multi-rater studies of model answers or benchmark items.",
+app = typer.Typer(
+    rich_markup_mode=None,
+    help="Clinician rating: blinded multi-rater studies of model answers or benchmark items.",
                   no_args_is_help=True, add_completion=False)
 root.add_typer(app, name="rate", help="Clinician rating: `rate create`, `rate serve`, `rate export`, "
                                       "`rate agreement`, `rate analyze`, `rate links` (docs/RATING.md).")
