@@ -261,3 +261,69 @@ class RunSpec(BaseModel):
     @property
     def model_name(self) -> str:
         return str((self.model or {}).get("model") or self.model_spec or "model")
+
+
+class ScoreInterval(BaseModel):
+    """A predicted score (×100) with its interval."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    predicted: float
+    lower: float
+    upper: float
+    se: float
+
+
+class ReplayExaminee(BaseModel):
+    """One row of a replayed response matrix: its predicted full score, interval and items asked.
+
+    `actual` is the full-benchmark score the row's own recorded answers give (the quantity predicted).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    predicted: float
+    lower: float
+    upper: float
+    se: float
+    n_items: int
+    actual: float | None = None
+    scenarios: dict[str, ScoreInterval] = Field(default_factory=dict)
+
+
+class ReplayMeta(BaseModel):
+    """How a replay was run."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    bank: str
+    matrix: str
+    n_examinees: int
+    bank_items: int
+    selection: str
+    exposure: str
+    max_items: int
+    seed: int
+    level: float
+    overall: str
+    estimator: str
+    interval: str
+    multiplier: float
+    scenario_multiplier: float
+    strata: int | None = None
+    strata_method: str | None = None
+    capped_discriminations: int = 0
+    seconds: float
+
+
+class ReplayReport(BaseModel):
+    """`climedbench cat replay --json`: every examinee, the run's settings, and the errors against the actual
+    full scores (rows that answered every scenario)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    examinees: list[ReplayExaminee]
+    meta: ReplayMeta
+    mean_abs_error: float | None = None
+    coverage: float | None = None
