@@ -107,33 +107,52 @@ def conformal_quantile(scores: F64, level: float, n_units: int) -> tuple[float, 
     return q, True
 
 
-def calibrate_intervals(bank: ItemBank, answers: F64, config: CATConfig, lengths: Sequence[int], *,
-                        folds: int = 5, replications: int | None = None, seed: int = 0,
-                        progress: Any = None) -> IntervalCalibration:
-    """Cross-validated conformal SE multipliers for ``config``'s design at each test length.
+@dataclass
+class FoldBank:
+    """A bank re-fitted without one fold of the calibration examinees, and that fold's rows."""
 
-    ``answers`` are the calibration examinees' rows (rows × bank items, 1/0/NaN, in the bank's item order).
-    """
-    t0 = time.perf_counter()
+    rows: NDArray[np.int64]
+    bank: ItemBank
+
+
+def cross_fit(bank: ItemBank, answers: F64, folds: int = 5, seed: int = 0) -> list[FoldBank]:
+    """K banks, each fitted (like ``bank``) on all calibration rows but one fold."""
     x = np.asarray(answers, dtype=np.float64)
     n = x.shape[0]
     if folds < 2 or folds > n:
         raise ConfigError(f"--folds must be between 2 and the number of calibration examinees ({n})")
+    fold_of = np.random.default_rng(seed).permutation(n) % folds
+    return [FoldBank(rows=np.flatnonzero(fold_of == k), bank=fit_like(bank, x[fold_of != k]))
+            for k in range(folds)]
+
+
+def calibrate_intervals(bank: ItemBank, answers: F64, config: CATConfig, lengths: Sequence[int], *,
+                        folds: int = 5, replications: int | None = None, seed: int = 0,
+                        progress: Any = None, fold_banks: list[FoldBank] | None = None) -> IntervalCalibration:
+    """Cross-validated conformal SE multipliers for ``config``'s design at each test length.
+
+    ``answers`` are the calibration examinees' rows (rows × bank items, 1/0/NaN, in the bank's item order).
+    ``fold_banks`` (from :func:`cross_fit`) lets several designs share the re-fitted banks.
+    """
+    t0 = time.perf_counter()
+    x = np.asarray(answers, dtype=np.float64)
+    n = x.shape[0]
     lengths = sorted({int(v) for v in lengths})
     if not lengths or lengths[0] < 1:
         raise ConfigError("give at least one test length >= 1")
     truth, truth_s, _ = full_scores(bank, x)
     usable = np.isfinite(truth)
     reps = replications if replications is not None else int(min(10, max(1, math.ceil(200 / max(n, 1)))))
-    rng = np.random.default_rng(seed)
-    fold_of = rng.permutation(n) % folds
+    if fold_banks is None:
+        fold_banks = cross_fit(bank, x, folds, seed)
+    folds = len(fold_banks)
     err_o: dict[int, list[F64]] = {v: [] for v in lengths}
     err_s: dict[int, list[F64]] = {v: [] for v in lengths}
-    for k in range(folds):
-        test = np.flatnonzero((fold_of == k) & usable)
+    for k, fb in enumerate(fold_banks):
+        test = fb.rows[usable[fb.rows]]
         if test.size == 0:
             continue
-        sub = fit_like(bank, x[fold_of != k])
+        sub = fb.bank
         for length in lengths:
             cfg = dataclasses.replace(config, max_items=length)
             for r in range(reps):

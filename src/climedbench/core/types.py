@@ -327,3 +327,43 @@ class ReplayReport(BaseModel):
     meta: ReplayMeta
     mean_abs_error: float | None = None
     coverage: float | None = None
+
+
+class HeldOutCell(BaseModel):
+    """One design at one test length in a held-out validation study (`benchmarks/cat_real.py`).
+
+    Errors are |predicted − actual full score| in points, averaged over the held-out rows of each split;
+    `mae` is the mean over splits and `mae_sd` their standard deviation. Coverage is over all held-out rows
+    of all splits.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    design: str
+    n_items: int
+    mae: float
+    mae_sd: float
+    mae_by_split: list[float]
+    coverage: float | None = None
+    width: float | None = None
+    replay_seconds_per_100: float | None = None
+
+
+class HeldOutStudy(BaseModel):
+    """A held-out validation study of adaptive tests on one response matrix."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    matrix: str
+    n_examinees: int
+    n_items: int
+    scenarios: list[str]
+    holdout: float
+    splits: int
+    random_draws: int
+    folds: int
+    model: str
+    cells: list[HeldOutCell]
+    skipped_lengths: list[int] = Field(default_factory=list)
+    fit_seconds: float
+    seconds: float
