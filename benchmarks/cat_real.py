@@ -59,7 +59,7 @@ def main() -> None:
                           lengths=lengths, folds=a.folds, random_draws=a.draws,
                           designs=[d for d in a.designs.split(",") if d], seed=a.seed, name=a.matrix,
                           progress=lambda msg: print("  " + msg, file=sys.stderr, flush=True))
-    print(f"scenarios: {', '.join(study.scenarios)}; bank fit {study.fit_seconds:.1f} s per split")
+    print(f"scenarios: {', '.join(study.scenarios)}; fitted {study.fitted_model}, {study.fit_seconds:.1f} s per split")
     by = {(c.design, c.n_items): c for c in study.cells}
     for n in sorted({c.n_items for c in study.cells}):
         print(f"\n{n} items of {study.n_items}:")

@@ -103,8 +103,9 @@ def conformal_quantile(scores: F64, level: float, n_units: int) -> tuple[float, 
     rank = math.ceil((n_units + 1) * level)
     if rank > n_units:
         return float(s[-1]), False
-    q = float(np.quantile(s, min(1.0, rank / n_units), method="higher"))
-    return q, True
+    # the rank-th smallest of n_units scores; with replications, the same share of the pooled scores
+    idx = min(s.size, math.ceil(rank * s.size / n_units)) - 1
+    return float(s[idx]), True
 
 
 @dataclass

@@ -81,6 +81,7 @@ def heldout_study(matrix: ResponseMatrix, *, scenarios: dict[str, str] | None = 
     secs: dict[tuple[str, int], list[float]] = {}
     fit_secs = 0.0
     names: list[str] = ["all"]
+    fitted = model
     for split in range(splits):
         rng = np.random.default_rng(seed + split)
         perm = rng.permutation(n_rows)
@@ -88,6 +89,7 @@ def heldout_study(matrix: ResponseMatrix, *, scenarios: dict[str, str] | None = 
         t0 = time.perf_counter()
         bank = fit(x_all[cal], model, item_ids=matrix.item_ids, scenarios=scenarios, options_k=options_k)
         fit_secs += time.perf_counter() - t0
+        fitted = bank.model
         names, sidx = bank.scenario_labels()
         fold_banks = cross_fit(bank, x_all[cal], folds, seed + split)
         truth, _, _ = full_scores(bank, x_all[test])
@@ -131,7 +133,8 @@ def heldout_study(matrix: ResponseMatrix, *, scenarios: dict[str, str] | None = 
             width=round(float(np.concatenate(widths[key]).mean()), 2) if key in widths else None,
             replay_seconds_per_100=round(float(np.mean(secs[key])), 2) if key in secs else None))
     return HeldOutStudy(matrix=name, n_examinees=n_rows, n_items=n_items, scenarios=list(names), holdout=holdout,
-                        splits=splits, random_draws=random_draws, folds=folds, model=model, cells=cells,
+                        splits=splits, random_draws=random_draws, folds=folds, model=model, fitted_model=fitted,
+                        cells=cells,
                         skipped_lengths=skipped, fit_seconds=round(fit_secs / max(splits, 1), 2),
                         seconds=round(time.perf_counter() - t_all, 1))
 

@@ -363,6 +363,7 @@ class HeldOutStudy(BaseModel):
     random_draws: int
     folds: int
     model: str
+    fitted_model: str
     cells: list[HeldOutCell]
     skipped_lengths: list[int] = Field(default_factory=list)
     fit_seconds: float
