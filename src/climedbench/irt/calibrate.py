@@ -452,6 +452,7 @@ def fit(
     max_iter: int = 300,
     tol: float = 0.01,
     abs_tol: float = 0.005,
+    min_iter: int = 10,
     min_responses: int = 30,
     fit_alpha: float = 1e-3,
     fit_rmsd: float = 0.05,
@@ -476,10 +477,11 @@ def fit(
     ``priors=None`` gives plain (unpenalised) marginal maximum likelihood.
 
     Convergence: EM converges linearly, so a small step does not by itself mean the estimates are close to
-    the optimum (on small samples the steps shrink slowly). Each iteration estimates the contraction rate r
-    from the last two largest changes and extrapolates the distance still to go, change × r / (1 − r). EM
-    stops when that distance is below ``tol`` standard errors *and* below ``abs_tol`` on the working scale
-    (log a, b, logit c), after at least three iterations.
+    the optimum (on small samples the steps shrink slowly, and the first iterations contract faster than the
+    later ones). Each iteration estimates the contraction rate r from the largest changes of the last three
+    iterations and extrapolates the distance still to go, change × r / (1 − r). EM stops when that distance is
+    below ``tol`` standard errors *and* below ``abs_tol`` on the working scale (log a, b, logit c), after at
+    least ``min_iter`` iterations.
 
     Flags (per item, also counted in meta): few_responses (< ``min_responses``), no_variance,
     negative_discrimination, poor_fit, implausible_discrimination (a > ``plausible_a``), implausible_guessing
@@ -565,7 +567,7 @@ def fit(
     loglik = -math.inf
     it = 0
     max_change = math.inf
-    prev_change = math.inf
+    changes: list[float] = []
     to_go = math.inf
     for it in range(1, max_iter + 1):
         post, loglik = _posterior(est.loglik(params, nodes), log_w, refiner)
@@ -583,11 +585,15 @@ def fit(
         abs_change = float(np.abs(delta).max())
         if callback is not None:
             callback(it, loglik, max_change)
-        # linear convergence: distance still to go ≈ change · r / (1 − r), r = contraction rate per iteration
-        rate = min(max_change / prev_change, 0.999) if math.isfinite(prev_change) and prev_change > 0 else 0.999
-        prev_change = max_change
+        # linear convergence: distance still to go ≈ change · r / (1 − r), r = contraction rate per iteration,
+        # estimated over the last three iterations (the first ones contract faster than EM does later)
+        changes.append(max_change)
+        if len(changes) > 3 and changes[-4] > 0:
+            rate = min((changes[-1] / changes[-4]) ** (1.0 / 3.0), 0.999)
+        else:
+            rate = 0.999
         to_go = rate / (1.0 - rate)
-        if it >= 3 and max_change * to_go < tol and abs_change * to_go < abs_tol:
+        if it >= min_iter and max_change * to_go < tol and abs_change * to_go < abs_tol:
             converged = True
             break
 
@@ -661,7 +667,8 @@ def fit(
             "model": requested, "priors": None if priors is None else asdict(priors),
             "fix_c": fix_c if fix_c is None or isinstance(fix_c, str | float | int) else list(fix_c),
             "min_examinees_3pl": min_examinees_3pl, "n_quad": n_quad, "quad_bound": quad_bound,
-            "max_iter": max_iter, "tol": tol, "abs_tol": abs_tol, "min_responses": min_responses,
+            "max_iter": max_iter, "tol": tol, "abs_tol": abs_tol, "min_iter": min_iter,
+            "min_responses": min_responses,
             "plausible_a": plausible_a, "plausible_c": plausible_c, "embedding_dims": embedding_dims,
         },
     }
@@ -787,4 +794,4 @@ def fit_like(bank: ItemBank, data: NDArray[np.floating]) -> ItemBank:
 
 
 _REFIT_KEYS = frozenset({"fix_c", "min_examinees_3pl", "n_quad", "quad_bound", "max_iter", "tol", "abs_tol",
-                         "min_responses", "plausible_a", "plausible_c", "embedding_dims"})
+                         "min_iter", "min_responses", "plausible_a", "plausible_c", "embedding_dims"})
