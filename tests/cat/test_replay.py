@@ -88,7 +88,7 @@ def test_stratified_prediction_is_the_difference_estimator(world) -> None:
 
 
 def test_align_names_a_column_missing_from_the_bank(world) -> None:
-    bank, test = world
+    bank, _ = world
     m = ResponseMatrix(["m1"], [bank.ids[0], "zzz"], np.array([[1.0, 0.0]]))
     with pytest.raises(DataError, match=r"runs\.csv:1: field 'zzz': column 3: item is not in the bank"):
         align(m, bank, file="runs.csv")

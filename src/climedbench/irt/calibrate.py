@@ -588,10 +588,8 @@ def fit(
         # linear convergence: distance still to go ≈ change · r / (1 − r), r = contraction rate per iteration,
         # estimated over the last three iterations (the first ones contract faster than EM does later)
         changes.append(max_change)
-        if len(changes) > 3 and changes[-4] > 0:
-            rate = min((changes[-1] / changes[-4]) ** (1.0 / 3.0), 0.999)
-        else:
-            rate = 0.999
+        window = len(changes) > 3 and changes[-4] > 0
+        rate = min((changes[-1] / changes[-4]) ** (1.0 / 3.0), 0.999) if window else 0.999
         to_go = rate / (1.0 - rate)
         if it >= min_iter and max_change * to_go < tol and abs_change * to_go < abs_tol:
             converged = True
