@@ -10,7 +10,11 @@ Two families of designs:
   Each step picks the stratum whose count lags its Neyman target the most — target share ∝ the stratum's weight
   in the overall score × the posterior-expected SD of its items' answers, √(mean P(1 − P)), floored at
   √``neyman_floor`` — and asks a *uniformly random* unasked item of it. The first ``pilot`` share of the test
-  uses the prior instead of the posterior, and every stratum gets ``min_per_stratum`` items. Random choice
+  uses the prior instead of the posterior, and every stratum gets ``min_per_stratum`` items but at most a
+  share cap = max(``max_exposure``, 2n/N) of its items (n items of an N-item bank; strata are made large
+  enough for both): random choice within a stratum then asks each item of at most that share of examinees in
+  expectation — exposure control is part of the design (default 0.2, so that the realised maximum over a few
+  hundred examinees stays under 0.25). Random choice
   within strata keeps the sample representative, so the prediction can correct the IRT model where it
   misfits (:mod:`climedbench.cat.estimate`); the allocation puts the items where the examinee's answers are
   least predictable. On real LLM response matrices this predicts full scores about twice as accurately as
@@ -87,6 +91,7 @@ class CATConfig:
     pilot: float = 0.3
     min_per_stratum: int = 2
     strata_seed: int = 0
+    max_exposure: float | None = 0.2
 
     def validate(self) -> None:
         """Raise ConfigError for inconsistent settings."""
@@ -120,6 +125,8 @@ class CATConfig:
             raise ConfigError("pilot must be in [0, 1]")
         if self.min_per_stratum < 0:
             raise ConfigError("min_per_stratum must be >= 0")
+        if self.max_exposure is not None and not 0 < self.max_exposure <= 1:
+            raise ConfigError("max_exposure must be in (0, 1] (or None)")
 
 
 @dataclass
@@ -200,9 +207,14 @@ class CATEngine:
     def _setup_strata(self) -> None:
         """Strata, their member lists (padded with −1) and the prior-based Neyman shares."""
         cfg = self.cfg
+        n_eligible = int(self.eligible.sum())
+        self.exposure_cap = 1.0 if cfg.max_exposure is None else min(
+            1.0, max(cfg.max_exposure, 2.0 * cfg.max_items / n_eligible))
+        # a stratum must be large enough to give min_per_stratum items without exceeding the cap
+        min_size = max(1, math.ceil(cfg.min_per_stratum / self.exposure_cap))
         st = build_strata(self.bank, self.grid, self.log_prior, self.scen_idx, len(self.scenarios), self.eligible,
                           cfg.max_items, per_stratum=cfg.per_stratum, floor=cfg.neyman_floor,
-                          seed=cfg.strata_seed)
+                          seed=cfg.strata_seed, min_size=min_size)
         self.strata = st
         n_h = st.n_strata
         members = [np.flatnonzero(st.labels == h) for h in range(n_h)]
@@ -215,24 +227,30 @@ class CATEngine:
         self.prior_shares = self._neyman_shares((prior @ st.pq_mean)[None, :])[0]
 
     def _neyman_shares(self, pq: F64) -> F64:
-        """Per row, the share of the test each stratum should get: weight × √max(mean PQ, floor), with every
-        stratum raised to ``min_per_stratum`` items of the full test."""
+        """Per row, the share of the test each stratum should get: ∝ weight × √max(mean PQ, floor), within
+        bounds — at least ``min_per_stratum`` items, at most the stratum's size, and at most
+        cap × size items (one at least) with cap = max(``max_exposure``, 2n/N) (n items asked of N), so that
+        no item is asked of more than a ``max_exposure`` share of examinees in expectation unless the test is so
+        long a part of the bank that every design exposes items more (then twice the average rate n/N)."""
         assert self.strata is not None
         cfg = self.cfg
-        share = self.strata.weight[None, :] * np.sqrt(np.maximum(pq, cfg.neyman_floor))
-        share = share / share.sum(axis=1, keepdims=True)
-        n_h = self.strata.n_strata
-        floor = min(cfg.min_per_stratum, cfg.max_items / n_h) / cfg.max_items
-        if floor > 0:
-            for _ in range(5):
-                low = share < floor
-                if not low.any():
-                    break
-                rest = (~low).astype(np.float64)
-                room = 1.0 - floor * low.sum(axis=1, keepdims=True)
-                share = np.where(low, floor, share * room / np.maximum((share * rest).sum(axis=1, keepdims=True),
-                                                                      1e-300))
-        return share
+        raw = self.strata.weight[None, :] * np.sqrt(np.maximum(pq, cfg.neyman_floor))
+        n = float(cfg.max_items)
+        sizes = self.strata.sizes[None, :]
+        upper = np.minimum(sizes, np.maximum(self.exposure_cap * sizes, 1.0)) / n
+        lower = np.minimum(min(cfg.min_per_stratum, n / self.strata.n_strata) / n, upper)
+        if upper.sum() <= 1.0:  # the test is at least as long as the bank allows: every stratum at its maximum
+            return np.broadcast_to(upper / upper.sum(), raw.shape).copy()
+        # water-filling: shares = clip(λ · raw, lower, upper) with λ chosen per row so they sum to 1
+        lo = np.zeros((raw.shape[0], 1))
+        hi = np.full((raw.shape[0], 1), float((upper / np.maximum(raw, 1e-300)).max()) + 1.0)
+        for _ in range(60):
+            mid = 0.5 * (lo + hi)
+            total = np.clip(mid * raw, lower, upper).sum(axis=1, keepdims=True)
+            lo = np.where(total < 1.0, mid, lo)
+            hi = np.where(total < 1.0, hi, mid)
+        share = np.clip(hi * raw, lower, upper)
+        return share / share.sum(axis=1, keepdims=True)
 
     # ----------------------------------------------------------------------------------------- set-up
     def _target_shares(self) -> F64:

@@ -85,8 +85,9 @@ def _bands(values: F64, k: int) -> I64:
 
 def build_strata(bank: ItemBank, grid: F64, log_prior: F64, scen_idx: I64, n_scenarios: int,
                  eligible: NDArray[np.bool_], n_items: int, *, per_stratum: float = 4.0, floor: float = 0.05,
-                 seed: int = 0) -> Strata:
-    """Strata for tests of ``n_items`` items (see the module docstring)."""
+                 seed: int = 0, min_size: int = 1) -> Strata:
+    """Strata for tests of ``n_items`` items (see the module docstring); a scenario of N_s items gets at most
+    N_s // ``min_size`` strata (the exposure cap needs strata of some size)."""
     prior = np.exp(log_prior - log_prior.max())
     prior /= prior.sum()
     p = prob(grid[None, :], bank.a[:, None], bank.b[:, None], bank.c[:, None])  # J × G
@@ -104,7 +105,7 @@ def build_strata(bank: ItemBank, grid: F64, log_prior: F64, scen_idx: I64, n_sce
     method = "clusters" if bank.embedding is not None and bank.embedding.shape[1] > 0 else "difficulty"
     for s in np.flatnonzero(present):
         items = np.flatnonzero(eligible & (scen_idx == s))
-        k = int(np.clip(round(total * share[s]), 1, items.size))
+        k = int(np.clip(round(total * share[s]), 1, max(1, items.size // min_size)))
         if method == "clusters":
             assert bank.embedding is not None
             lab = _kmeans(bank.embedding[items], k, seed + 7919 * int(s))
