@@ -65,7 +65,7 @@ def test_neyman_shares_follow_weight_times_sd_with_a_floor_and_minimum() -> None
     np.testing.assert_allclose(shares * 40, [17, 17, 3, 3], atol=1e-6)
     # exposure cap: at most max(max_exposure, 2n/N) of a stratum's 100 items: 40 items, cap 0.25 → ≤ 25
     engine = CATEngine(bank, CATConfig(max_items=40, per_stratum=10, min_per_stratum=0, neyman_floor=1e-4,
-                                       max_exposure=0.25))
+                                       max_exposure=0.25))  # 2n/N = 0.2 < 0.25
     shares = engine._neyman_shares(np.array([[0.25, 0.0, 0.0, 0.0]]))[0]
     assert shares[0] * 40 == pytest.approx(25.0) and shares.sum() == pytest.approx(1.0)
 
@@ -80,7 +80,7 @@ def test_stratified_tests_follow_their_allocation_and_spread_exposure() -> None:
     counts = st.strat_counts
     assert counts.sum(axis=1).tolist() == [60] * 300
     assert counts.min() >= 1  # every stratum is asked in every test ...
-    room = np.maximum(0.2 * strata.sizes, 1.0)  # ... and twice where the exposure cap leaves room for two
+    room = np.maximum(np.floor(engine.exposure_cap * strata.sizes), 1.0)  # ... twice where the cap leaves room
     assert counts[:, room >= 2].min() >= 2
     names, idx = bank.scenario_labels()
     per_scen = np.stack([np.bincount(idx[row], minlength=len(names)) for row in st.items])

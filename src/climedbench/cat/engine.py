@@ -13,7 +13,7 @@ Two families of designs:
   uses the prior instead of the posterior, and every stratum gets ``min_per_stratum`` items but at most a
   share cap = max(``max_exposure``, 2n/N) of its items (n items of an N-item bank; strata are made large
   enough for both): random choice within a stratum then asks each item of at most that share of examinees in
-  expectation — exposure control is part of the design (default 0.2, so that the realised maximum over a few
+  expectation — exposure control is part of the design (default 0.15, so that the realised maximum over a few
   hundred examinees stays under 0.25). Random choice
   within strata keeps the sample representative, so the prediction can correct the IRT model where it
   misfits (:mod:`climedbench.cat.estimate`); the allocation puts the items where the examinee's answers are
@@ -91,7 +91,7 @@ class CATConfig:
     pilot: float = 0.3
     min_per_stratum: int = 2
     strata_seed: int = 0
-    max_exposure: float | None = 0.2
+    max_exposure: float | None = 0.15
 
     def validate(self) -> None:
         """Raise ConfigError for inconsistent settings."""
@@ -229,7 +229,7 @@ class CATEngine:
     def _neyman_shares(self, pq: F64) -> F64:
         """Per row, the share of the test each stratum should get: ∝ weight × √max(mean PQ, floor), within
         bounds — at least ``min_per_stratum`` items, at most the stratum's size, and at most
-        cap × size items (one at least) with cap = max(``max_exposure``, 2n/N) (n items asked of N), so that
+        ⌊cap × size⌋ items (one at least) with cap = max(``max_exposure``, 2n/N) (n items asked of N), so that
         no item is asked of more than a ``max_exposure`` share of examinees in expectation unless the test is so
         long a part of the bank that every design exposes items more (then twice the average rate n/N)."""
         assert self.strata is not None
@@ -237,7 +237,8 @@ class CATEngine:
         raw = self.strata.weight[None, :] * np.sqrt(np.maximum(pq, cfg.neyman_floor))
         n = float(cfg.max_items)
         sizes = self.strata.sizes[None, :]
-        upper = np.minimum(sizes, np.maximum(self.exposure_cap * sizes, 1.0)) / n
+        # whole items: the sequential rule rounds a fractional target up for some examinees
+        upper = np.minimum(sizes, np.maximum(np.floor(self.exposure_cap * sizes + 1e-9), 1.0)) / n
         lower = np.minimum(min(cfg.min_per_stratum, n / self.strata.n_strata) / n, upper)
         if upper.sum() <= 1.0:  # the test is at least as long as the bank allows: every stratum at its maximum
             return np.broadcast_to(upper / upper.sum(), raw.shape).copy()
