@@ -6,10 +6,17 @@ DIR holds git directories of these public repositories (e.g. from `git clone --b
   lamalab-org+irt-on-bench/repo   (MIT)         results/binary_matrix.csv: ChemBench, 22 LLMs x 2,854 questions
   tatsu-lab+alpaca_eval/repo      (Apache-2.0)  results/*/<annotator>/annotations.json: AlpacaEval 1 and 2
   the-crypt-keeper+can-ai-code/repo (MIT)       results/**/eval_<suite>_*.ndjson: can-ai-code junior-v2 and senior
+  Peiyu-Georgia-Li+ATLAS/repo     (no licence file; the per-item results are the Open LLM Leaderboard's public
+                                  details): experiments/arc_by_family_mixtral/clean_response_matrix.csv (ARC,
+                                  320 Mixtral-family models x 735 questions) and
+                                  experiments/baseline_compare/tinybenchmark_calibration/response_matrices.zip
+                                  (tinyBenchmarks' items of ARC, GSM8K, HellaSwag, TruthfulQA and WinoGrande,
+                                  thousands of leaderboard models each)
 
 Nothing is downloaded; the data files are not part of climedbench. Files absent from a mirror are skipped and
-counted. Output: chembench.csv, alpacaeval2.csv, alpacaeval1.csv, canaicode_junior-v2.csv, canaicode_senior.csv
-(rows: models or model runs; columns: items; 1/0/empty).
+counted. Output: chembench.csv, alpacaeval2.csv, alpacaeval1.csv, canaicode_junior-v2.csv (+ .items.csv: the
+language as scenario), canaicode_senior.csv, arc_mixtral.csv, tiny5.csv (+ .items.csv: the benchmark as
+scenario, k = answer options) (rows: models or model runs; columns: items; 1/0/empty).
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import hashlib
 import io
 import json
 import subprocess
+import zipfile
 from pathlib import Path
 
 import pandas as pd
@@ -114,6 +122,37 @@ def canaicode(mirror: Path, suite: str) -> tuple[pd.DataFrame, dict[str, str], i
     return m, names, absent
 
 
+ATLAS = "Peiyu-Georgia-Li+ATLAS"
+#: tinyBenchmarks' five Open LLM Leaderboard benchmarks and their answer options (0 = generated answer / mc2)
+TINY = {"arc": 4, "gsm8k": 0, "hellaswag": 4, "truthfulqa": 0, "winogrande": 2}
+
+
+def arc_mixtral(mirror: Path) -> pd.DataFrame | None:
+    raw = _show(mirror / ATLAS / "repo", "experiments/arc_by_family_mixtral/clean_response_matrix.csv")
+    if raw is None:
+        return None
+    d = pd.read_csv(io.BytesIO(raw), index_col=0)
+    d.columns = [f"arc{c.lstrip('X')}" for c in d.columns]
+    return d
+
+
+def tiny5(mirror: Path) -> tuple[pd.DataFrame, pd.DataFrame] | None:
+    raw = _show(mirror / ATLAS / "repo",
+                "experiments/baseline_compare/tinybenchmark_calibration/response_matrices.zip")
+    if raw is None:
+        return None
+    parts = []
+    with zipfile.ZipFile(io.BytesIO(raw)) as z:
+        for bench in TINY:
+            d = pd.read_csv(z.open(f"response_matrix_tiny{bench}.csv"), index_col=0)
+            d.columns = [f"{bench}:{c}" for c in d.columns]
+            parts.append(d)
+    m = pd.concat(parts, axis=1, join="inner")  # the models present in all five
+    items = pd.DataFrame({"item": m.columns, "scenario": [c.split(":")[0] for c in m.columns],
+                          "k": [TINY[c.split(":")[0]] for c in m.columns]})
+    return m, items
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mirror", type=Path, required=True)
@@ -136,7 +175,20 @@ def main() -> None:
         m, n, absent = canaicode(a.mirror, suite)
         names.update(n)
         save(m, f"canaicode_{suite}.csv", f" ({absent} result files absent from the mirror)")
+        langs = pd.DataFrame({"item": m.columns, "scenario": [c.split(":")[0] for c in m.columns], "k": 0})
+        langs.to_csv(a.out / f"canaicode_{suite}.items.csv", index=False)
     pd.Series(names, name="source_file").to_csv(a.out / "canaicode_runs.csv", index_label="model")
+    arc = arc_mixtral(a.mirror)
+    if arc is None:
+        print("arc_mixtral.csv: skipped (no ATLAS mirror)")
+    else:
+        save(arc, "arc_mixtral.csv")
+    tiny = tiny5(a.mirror)
+    if tiny is None:
+        print("tiny5.csv: skipped (no ATLAS mirror)")
+    else:
+        save(tiny[0], "tiny5.csv")
+        tiny[1].to_csv(a.out / "tiny5.items.csv", index=False)
 
 
 if __name__ == "__main__":

@@ -87,7 +87,7 @@ def test_prediction_is_the_mean_of_scenario_scores(bank: ItemBank) -> None:
 
 def test_interval_covers_the_realised_full_score(bank: ItemBank) -> None:
     """Honesty in simulation: ≥ 90% of nominal-95% intervals cover the realised full-benchmark score."""
-    engine = CATEngine(bank, CATConfig(max_items=60))
+    engine = CATEngine(bank, CATConfig(max_items=60, selection="fisher"))
     out = panel_study(bank, engine, np.random.default_rng(4), scores={"hi": 70.0, "mid": 50.0, "lo": 36.0},
                       replications=40)
     assert out["coverage"] >= 0.9

@@ -9,8 +9,15 @@ import pytest
 from scipy import optimize, special
 
 from climedbench.errors import ConfigError
-from climedbench.irt.bank import FLAG_FEW_RESPONSES, FLAG_NEGATIVE_DISCRIMINATION, ItemBank
-from climedbench.irt.calibrate import Priors, fit
+from climedbench.irt.bank import (
+    FLAG_FEW_RESPONSES,
+    FLAG_IMPLAUSIBLE_A,
+    FLAG_IMPLAUSIBLE_C,
+    FLAG_NEGATIVE_DISCRIMINATION,
+    FLAG_POORLY_IDENTIFIED,
+    ItemBank,
+)
+from climedbench.irt.calibrate import Priors, fit, fit_like
 from climedbench.irt.synthetic import ItemDistribution, generate_bank, simulate_responses
 
 
@@ -116,8 +123,8 @@ def test_1pl_estimates_one_common_slope() -> None:
 def test_px_em_and_plain_em_agree() -> None:
     """Parameter expansion only speeds EM up: it converges to the same estimates as plain EM."""
     _, x = _data(15, 300, seed=9)
-    fast = fit(x, "3pl", tol=1e-3, dtype=np.float64, max_iter=3000)
-    slow = fit(x, "3pl", tol=1e-3, dtype=np.float64, max_iter=3000, px=False)
+    fast = fit(x, "3pl", options_k=4, tol=1e-3, dtype=np.float64, max_iter=3000)
+    slow = fit(x, "3pl", options_k=4, tol=1e-3, dtype=np.float64, max_iter=3000, px=False)
     assert fast.meta["iterations"] <= slow.meta["iterations"]
     np.testing.assert_allclose(fast.b, slow.b, atol=0.01)
     np.testing.assert_allclose(fast.a, slow.a, atol=0.01)
@@ -156,11 +163,13 @@ def test_bank_json_round_trip_and_validation(tmp_path) -> None:
     from climedbench.errors import DataError
 
     _, x = _data(10, 300, seed=2)
-    est = fit(x, "3pl", scenarios=["A"] * 5 + ["B"] * 5)
+    est = fit(x, "3pl", scenarios=["A"] * 5 + ["B"] * 5, options_k=4)
     est.save(tmp_path / "bank.json")
     back = ItemBank.load(tmp_path / "bank.json")
     np.testing.assert_allclose(back.a, est.a, atol=1e-6)
     assert back.scenarios == est.scenarios and back.flags == est.flags
+    assert est.embedding is not None and back.embedding is not None
+    np.testing.assert_allclose(back.embedding, est.embedding, atol=1e-4)  # stored to 4 decimals
     assert back.meta["converged"] == est.meta["converged"]
     (tmp_path / "bad.json").write_text('{"model": "3pl", "items": {"q1": {"a": -1, "b": 0}}}')
     with pytest.raises(DataError, match=r"bad\.json: field 'q1\.a': item 'q1': discrimination"):
@@ -171,3 +180,55 @@ def test_bank_json_round_trip_and_validation(tmp_path) -> None:
     (tmp_path / "bad3.json").write_text('{"items": ')
     with pytest.raises(DataError, match=r"bad3\.json:1: invalid JSON"):
         ItemBank.load(tmp_path / "bad3.json")
+
+
+def test_flags_implausible_and_poorly_identified_parameters() -> None:
+    rng = np.random.default_rng(8)
+    bank = generate_bank(30, rng, scenarios=False, dist=ItemDistribution(log_a_sd=0.2))
+    bank.c[:] = 0.0
+    bank.a[0], bank.b[0] = 10.0, 0.0  # a near-step item: a = 10
+    x = simulate_responses(rng.normal(size=800), bank, rng)
+    x[8:, 2] = np.nan  # item 2 answered by 8 examinees only
+    fix = np.zeros(30)
+    fix[1] = 0.6  # a guessing parameter above 0.5
+    est = fit(x, "2pl", priors=None, fix_c=fix)
+    assert est.a[0] > 4 and FLAG_IMPLAUSIBLE_A in est.flags[0]
+    assert FLAG_IMPLAUSIBLE_C in est.flags[1] and est.c[1] == pytest.approx(0.6)
+    assert FLAG_POORLY_IDENTIFIED in est.flags[2] and est.diagnostics["se_b"][2] > 1.0
+    for j in range(3, 30):
+        assert FLAG_IMPLAUSIBLE_A not in est.flags[j] and FLAG_IMPLAUSIBLE_C not in est.flags[j]
+    # the flag follows its definition on every item
+    se_a, se_b = est.diagnostics["se_a"], est.diagnostics["se_b"]
+    bad = ~(np.isfinite(se_a) & np.isfinite(se_b) & (se_a <= est.a) & (se_b <= 1.0))
+    assert [FLAG_POORLY_IDENTIFIED in f for f in est.flags] == bad.tolist()
+    assert est.meta["flag_counts"][FLAG_IMPLAUSIBLE_A] == 1
+
+
+def test_convergence_is_not_declared_while_estimates_still_move() -> None:
+    """20 examinees, no priors: maximum likelihood runs off to infinite slopes. Each EM step is then small in
+    standard errors (the SEs grow too), and the old rule (largest step < 0.01 SE) declared convergence after a
+    couple of dozen iterations; the extrapolated distance to go does not."""
+    rng = np.random.default_rng(0)
+    bank = generate_bank(30, rng, scenarios=False)
+    x = simulate_responses(rng.normal(size=20), bank, rng)
+    steps: list[float] = []
+    est = fit(x, "2pl", priors=None, max_iter=100, embedding_dims=0,
+              callback=lambda it, ll, change: steps.append(change))
+    assert min(steps) < 0.01  # the old rule would have stopped
+    assert not est.meta["converged"] and est.meta["iterations"] == 100
+    # with the default priors the same data converge, after at least min_iter iterations, to the optimum
+    est = fit(x, "2pl", embedding_dims=0)
+    ref = fit(x, "2pl", embedding_dims=0, tol=1e-7, abs_tol=1e-7, max_iter=100)
+    assert est.meta["converged"] and est.meta["iterations"] >= 10
+    assert np.abs(est.b - ref.b).max() < 0.01 and np.abs(np.log(est.a / ref.a)).max() < 0.01
+
+
+def test_items_without_a_number_of_options_get_no_guessing() -> None:
+    _, x = _data(12, 400, seed=5)
+    ids = [f"q{j + 1:02d}" for j in range(12)]
+    est = fit(x, "3pl", item_ids=ids, options_k={i: 4 for i in ids[:6]})
+    assert est.model == "3pl" and np.all(est.c[6:] == 0) and np.all(est.c[:6] > 0)
+    assert est.k is not None and est.k.tolist() == [4] * 6 + [-1] * 6
+    assert "6 item(s) have no number of answer options" in est.meta["notes"][0]
+    refit = fit_like(est, x[:300])
+    assert refit.model == "3pl" and np.all(refit.c[6:] == 0) and refit.meta["n_examinees"] == 300

@@ -1,16 +1,15 @@
-"""Predicting full-benchmark scores from an ability posterior, with honest intervals; comparing two models.
+"""Expected full-benchmark scores at an ability (θ alone), and comparing two predicted scores.
 
-The full CliMedBench score is, per scenario, 100 × the proportion of that scenario's items answered correctly,
-and overall the plain mean of the scenario scores. Given θ the expected scenario score is
-100 × mean_i P_i(θ) over *all* of the scenario's bank items. Two uncertainties are propagated:
+The adaptive test's own predictions come from :mod:`climedbench.cat.estimate` (the answers given + the rest
+predicted); θ alone ignores the answers actually given and, on real LLM data that misfit the model, misses the
+full score by points even with θ from every item. :class:`ScorePredictor` remains for what only θ can say
+— the expected score of an examinee of a given ability (simulation panels, the `fisher-theta` reference in
+`benchmarks/cat_real.py`) — with the same definition of the overall score (the mean of the scenario scores).
 
-* θ: the score's predictive distribution is a mixture over the posterior of θ (on the CAT's grid);
-* the finite benchmark: even at a known θ the realised full-benchmark score is a sum of Bernoulli answers,
-  with variance Σ_i P_i(1 − P_i) / n_s² per scenario (×100²), and the overall score's variance is the sum of
-  the scenario variances / S².
-
-So the interval is for the score a full run would actually produce, assuming the IRT model holds. Item
-calibration error is not included (it averages out over thousands of items; a misfitting model does not).
+Given θ the expected scenario score is 100 × mean_i P_i(θ) over *all* of the scenario's bank items; the
+predictive distribution mixes over the posterior of θ and adds the finite benchmark's answer noise,
+Σ_i P_i(1 − P_i) / n_s² per scenario (×100²), the overall score's variance being the sum of the scenario
+variances / S². Item calibration error and misfit are not included.
 """
 
 from __future__ import annotations

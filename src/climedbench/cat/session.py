@@ -16,12 +16,9 @@ from typing import Any
 import numpy as np
 
 from climedbench.cat.engine import CATConfig, CATEngine
-from climedbench.cat.predict import (
-    ScoreDistribution,
-    ScorePredictor,
-    compact_distribution,
-    compare_distributions,
-)
+from climedbench.cat.estimate import ScorePrediction, intervals, predict_scores
+from climedbench.cat.intervals import multipliers_for, normal_multiplier
+from climedbench.cat.predict import ScoreDistribution, compare_distributions
 from climedbench.errors import ConfigError
 from climedbench.irt.bank import ItemBank
 from climedbench.irt.model import information
@@ -41,6 +38,8 @@ class CATResult:
     level: float
     log: list[dict[str, Any]] = field(default_factory=list)
     distribution: ScoreDistribution | None = None
+    interval: str = ""
+    estimator: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict (the score distribution is included so results can be compared later)."""
@@ -49,6 +48,7 @@ class CATResult:
             "responses": self.responses, "overall": self.overall, "scenarios": self.scenarios,
             "level": self.level, "log": self.log,
             "distribution": None if self.distribution is None else self.distribution.to_dict(),
+            "interval": self.interval, "estimator": self.estimator,
         }
 
     @classmethod
@@ -59,7 +59,8 @@ class CATResult:
                    items=list(obj["items"]), responses=[float(x) for x in obj["responses"]],
                    overall=dict(obj["overall"]), scenarios=dict(obj["scenarios"]), level=float(obj["level"]),
                    log=list(obj.get("log", [])),
-                   distribution=None if dist is None else ScoreDistribution.from_dict(dist))
+                   distribution=None if dist is None else ScoreDistribution.from_dict(dist),
+                   interval=str(obj.get("interval", "")), estimator=str(obj.get("estimator", "")))
 
 
 class CATSession:
@@ -73,7 +74,6 @@ class CATSession:
         self.rng = np.random.default_rng(seed)
         self.state = self.engine.new_state(1)
         self._pending: tuple[int, float] | None = None
-        self._predictor: ScorePredictor | None = None
         self._transforms = transforms
         self.log: list[dict[str, Any]] = []
         self._row = np.zeros(1, dtype=np.int64)
@@ -133,29 +133,32 @@ class CATSession:
             "response": x, "theta": self.theta, "se": self.se,
         })
 
-    def predictor(self) -> ScorePredictor:
-        """The score predictor over the whole bank on the session's grid (built on first use)."""
-        if self._predictor is None:
-            self._predictor = ScorePredictor(self.bank, self.engine.grid, transforms=self._transforms)
-        return self._predictor
+    def prediction(self) -> ScorePrediction:
+        """Predicted full-benchmark scores from the answers so far (observed + predicted, see cat.estimate)."""
+        return predict_scores(self.engine, self.state, transforms=self._transforms)
 
     def result(self) -> CATResult:
-        """θ, SE, predicted overall and per-scenario full-benchmark scores with intervals, and the log."""
-        pred = self.predictor()
-        w = self.engine.posterior_weights(self.state.logpost)
-        out = pred.predict(w, level=self.cfg.level)
+        """θ, SE, predicted overall and per-scenario full-benchmark scores with intervals, and the log.
 
-        def first(d: dict[str, np.ndarray]) -> dict[str, float]:
-            """The single row of a prediction summary as floats."""
-            return {k: float(v[0]) for k, v in d.items()}
-
+        Intervals are score ± q·SE with q from the bank's interval calibration for this design and test
+        length (``climedbench cat calibrate``), else the normal quantile (``interval`` says which).
+        """
+        pred = self.prediction()
+        q_o, q_s, note = multipliers_for(self.engine.source_bank, self.cfg, self.cfg.max_items)
+        ol, ou, sl, su = intervals(pred, q_o, q_s)
+        overall = {"score": float(pred.overall[0]), "lower": float(ol[0]), "upper": float(ou[0]),
+                   "sd": float(pred.overall_se[0] * q_o / normal_multiplier(self.cfg.level))}
+        scen = {name: {"score": float(pred.scenario[0, s]), "lower": float(sl[0, s]), "upper": float(su[0, s]),
+                       "sd": float(pred.scenario_se[0, s] * q_s / normal_multiplier(self.cfg.level))}
+                for s, name in enumerate(pred.scenarios)}
         n = self.n_items
         items = [self.bank.ids[j] for j in self.state.items[0, :n]]
-        dist = compact_distribution(w[0], pred.overall_mean, pred.overall_var)
+        # a normal predictive distribution whose central interval is the reported one (for `compare`)
+        dist = ScoreDistribution(np.ones(1), np.array([overall["score"]]), np.array([overall["sd"] ** 2]))
         return CATResult(theta=self.theta, se=self.se, n_items=n, items=items,
-                         responses=self.state.responses[0, :n].tolist(), overall=first(out["overall"]),
-                         scenarios={k: first(v) for k, v in out["scenarios"].items()}, level=self.cfg.level,
-                         log=list(self.log), distribution=dist)
+                         responses=self.state.responses[0, :n].tolist(), overall=overall, scenarios=scen,
+                         level=self.cfg.level, log=list(self.log), distribution=dist, interval=note,
+                         estimator=pred.method)
 
 
 def compare(result_a: CATResult, result_b: CATResult, level: float = 0.95) -> dict[str, Any]:

@@ -13,7 +13,9 @@ from numpy.typing import NDArray
 from scipy import optimize, stats
 
 from climedbench.cat.engine import CATConfig, CATEngine, CATState
-from climedbench.cat.predict import ScorePredictor, compact_distribution, compare_distributions
+from climedbench.cat.estimate import intervals, predict_scores
+from climedbench.cat.intervals import normal_multiplier
+from climedbench.cat.predict import ScoreDistribution, compare_distributions
 from climedbench.errors import ConfigError
 from climedbench.irt.bank import ItemBank
 from climedbench.irt.calibrate import fit
@@ -71,26 +73,38 @@ def overlap_rate(st: CATState, n_items: int, rows: NDArray[np.int64] | None = No
 
 
 def sympson_hetter_parameters(bank: ItemBank, config: CATConfig, *, r_max: float = 0.15,
-                              n_simulees: int = 1000, n_iter: int = 10, seed: int | None = 0) -> F64:
+                              max_exposure: float = 0.2, n_simulees: int = 1000, n_iter: int = 30,
+                              seed: int | None = 0) -> F64:
     """Sympson–Hetter exposure parameters k_i by iterated simulation on θ ~ N(prior mean, prior SD).
 
     Each round runs the CAT with the current k on fresh simulees, estimates P(selected) per item and sets
     k_i = r_max / P(selected) where that exceeds r_max (else 1), so that P(administered) ≈ k_i·P(selected)
-    stays at or below r_max.
+    stays near r_max. The rounds converge slowly: restricting the most exposed items sends examinees to the next
+    ones, which then exceed r_max in the following round. So the rounds go on until the simulated maximum
+    exposure of a round is at most ``max_exposure`` (at most ``n_iter`` rounds), and the k used in that round is
+    returned (the k of the round with the lowest maximum if none reaches it).
     """
     if not 0 < r_max <= 1:
         raise ConfigError("r_max must be in (0, 1]")
+    if not r_max <= max_exposure <= 1:
+        raise ConfigError("max_exposure must be in [r_max, 1]")
     rng = np.random.default_rng(seed)
     cfg = dataclasses.replace(config, exposure="sympson-hetter", sh_parameters=np.ones(bank.n_items))
     engine = CATEngine(bank, cfg)
     k = np.ones(bank.n_items)
+    best = (np.inf, k)
     for _ in range(n_iter):
         engine.sh_k = k
         theta = rng.normal(cfg.prior_mean, cfg.prior_sd, n_simulees)
         st = run_cat(engine, theta, rng)
+        worst = float(exposure_rates(st, bank.n_items).max())
+        if worst < best[0]:
+            best = (worst, k)
+        if worst <= max_exposure:
+            return k
         p_sel = st.sh_selected / n_simulees
         k = np.where(p_sel > r_max, r_max / np.maximum(p_sel, 1e-12), 1.0)
-    return k
+    return best[1]
 
 
 def expected_overall(bank: ItemBank, theta: float) -> float:
@@ -147,10 +161,10 @@ def panel_study(true_bank: ItemBank, engine: CATEngine, rng: np.random.Generator
         answers[s:s + 128] = rng.random(p.shape) < p
     true_scores = realised_overall(true_bank, answers)
     st = run_cat(engine, theta_vec, rng, answers=answers)
-    pred = ScorePredictor(engine.bank, engine.grid)
-    w = engine.posterior_weights(st.logpost)
-    out = pred.predict(w, level=engine.cfg.level, scenarios=False)["overall"]
-    point, lower, upper = out["score"], out["lower"], out["upper"]
+    pred = predict_scores(engine, st)
+    z = normal_multiplier(engine.cfg.level)  # simulated answers follow the model: no calibration needed
+    lower, upper, _, _ = intervals(pred, z)
+    point, se = pred.overall, pred.overall_se
     err = point - true_scores
     covered = (lower <= true_scores) & (true_scores <= upper)
     expected = np.array([scores[n] for n in names])
@@ -172,8 +186,8 @@ def panel_study(true_bank: ItemBank, engine: CATEngine, rng: np.random.Generator
         right = []
         for r in range(min(replications, 50)):
             ra, rb = r * m + i, r * m + j
-            da = compact_distribution(w[ra], pred.overall_mean, pred.overall_var)
-            db = compact_distribution(w[rb], pred.overall_mean, pred.overall_var)
+            da = ScoreDistribution(np.ones(1), point[ra:ra + 1], se[ra:ra + 1] ** 2)
+            db = ScoreDistribution(np.ones(1), point[rb:rb + 1], se[rb:rb + 1] ** 2)
             cmp = compare_distributions(da, db, level=engine.cfg.level)
             sep.append(cmp["separated"])
             right.append(cmp["difference"] > 0)
@@ -185,7 +199,7 @@ def panel_study(true_bank: ItemBank, engine: CATEngine, rng: np.random.Generator
 
 
 def simulate(n_items: int = 33735, n_examinees: int = 500, test_length: int = 243, seed: int = 0, *,
-             n_calibration: int = 1000, exposure: str = "none", selection: str = "fisher",
+             n_calibration: int = 1000, exposure: str = "sympson-hetter", selection: str = "stratified",
              content: str = "bank", se_target: float | None = None, randomesque_n: int = 5,
              sh_r_max: float = 0.15, panel_replications: int = 50, linking: str = "stocking-lord",
              scenarios: bool = True) -> dict[str, float]:
@@ -197,7 +211,8 @@ def simulate(n_items: int = 33735, n_examinees: int = 500, test_length: int = 24
        with priors, and link the estimated scale to the true one (Stocking–Lord or mean–sigma). With 0 the
        CAT uses the true parameters ("known parameters").
     3. Run the CAT (``test_length`` items, or fewer with ``se_target``) on ``n_examinees`` fresh N(0, 1)
-       simulees whose answers come from the TRUE parameters.
+       simulees whose answers come from the TRUE parameters. The defaults are the command line's: the
+       stratified design; Sympson–Hetter exposure control when ``selection`` is fisher or kl.
 
     Metrics: theta_bias / theta_rmse = mean / RMS of θ̂ − θ; se_mean = mean reported SE; se_empirical = SD of
     θ̂ − θ; exposure_max = largest share of simulees given one item; overlap = mean share of items two
@@ -223,7 +238,7 @@ def simulate(n_items: int = 33735, n_examinees: int = 500, test_length: int = 24
         bank = truth
     cfg = CATConfig(max_items=min(test_length, n_items), se_target=se_target, selection=selection,  # type: ignore[arg-type]
                     exposure=exposure, content=content, randomesque_n=randomesque_n)  # type: ignore[arg-type]
-    if exposure == "sympson-hetter":
+    if exposure == "sympson-hetter" and selection != "stratified":
         k = sympson_hetter_parameters(bank, dataclasses.replace(cfg, exposure="none"), r_max=sh_r_max,
                                       n_simulees=max(500, n_examinees), seed=int(rng.integers(2**31)))
         cfg = dataclasses.replace(cfg, sh_parameters=k)
@@ -242,3 +257,14 @@ def simulate(n_items: int = 33735, n_examinees: int = 500, test_length: int = 24
         "spearman": float(stats.spearmanr(st.theta, theta).statistic), "p_exact_order": p_exact,
         "seconds": time.perf_counter() - t0,
     }
+
+
+def with_exposure_parameters(bank: ItemBank, config: CATConfig, *, seed: int = 0,
+                             n_simulees: int = 500) -> CATConfig:
+    """The config with Sympson–Hetter parameters filled in when its design needs them (fisher/kl selection,
+    sympson-hetter exposure, none given): computed by simulation on the bank (see sympson_hetter_parameters)."""
+    if config.selection == "stratified" or config.exposure != "sympson-hetter" or config.sh_parameters is not None:
+        return config
+    k = sympson_hetter_parameters(bank, dataclasses.replace(config, exposure="none"), n_simulees=n_simulees,
+                                  seed=seed)
+    return dataclasses.replace(config, sh_parameters=k)

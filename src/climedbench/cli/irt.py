@@ -35,11 +35,23 @@ def fit_cmd(
     matrix: Annotated[Path, typer.Argument(
         help="Response matrix CSV/Parquet: examinee id, then one 1/0/empty column per item.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Where to write BANK.json.")],
-    model: Annotated[str, typer.Option(help="3pl, 2pl or 1pl.")] = "3pl",
-    options_k: Annotated[int, typer.Option("--options-k", help="Answer options per item (c prior mode 1/k; "
-                                                               "0 = free response, c = 0).")] = 4,
+    model: Annotated[str, typer.Option(help="3pl, 2pl or 1pl. A 3pl request falls back to the 2pl, with the "
+                                            "reason printed, below --min-examinees-3pl examinees or when no "
+                                            "item has a number of options.")] = "3pl",
+    options_k: Annotated[int | None, typer.Option(
+        "--options-k", help="Answer options of every item not given a k by --items-scenarios (guessing prior "
+                            "mode 1/k; 0 = free response, c = 0). No default: an item without k gets c = 0.")
+                         ] = None,
     max_iter: Annotated[int, typer.Option("--max-iter", help="Maximum EM iterations.")] = 300,
-    tol: Annotated[float, typer.Option(help="Convergence: largest parameter change, in SEs.")] = 0.01,
+    tol: Annotated[float, typer.Option(help="Convergence: estimated distance to the optimum (extrapolated from "
+                                            "the contraction rate), in SEs.")] = 0.01,
+    abs_tol: Annotated[float, typer.Option("--abs-tol", help="... and on the working scale (log a, b, logit c)."
+                                           )] = 0.005,
+    min_responses: Annotated[int, typer.Option(
+        "--min-responses", help="Flag items answered by fewer examinees (few_responses).")] = 30,
+    embedding_dims: Annotated[int, typer.Option(
+        "--embedding-dims", help="Principal components of the responses stored per item (strata of the "
+                                 "adaptive test; 0 = none).")] = 8,
     seed: Annotated[int | None, typer.Option(help="Recorded in the bank (the EM is deterministic).")] = None,
     items_scenarios: Annotated[Path | None, typer.Option(
         "--items-scenarios", help="CSV 'item,scenario[,k]': each item's scenario (and options).")] = None,
@@ -47,14 +59,19 @@ def fit_cmd(
     min_examinees_3pl: Annotated[int, typer.Option(
         "--min-examinees-3pl", help="Below this many examinees a 3PL request falls back to the 2PL.")] = 100,
 ) -> None:
-    """Calibrate item parameters by marginal maximum likelihood (EM) with priors and write BANK.json."""
+    """Calibrate item parameters by marginal maximum likelihood (EM) with priors and write BANK.json.
+
+    Flags: few_responses, no_variance, negative_discrimination, poor_fit, implausible_discrimination (a > 4),
+    implausible_guessing (c > 0.5), poorly_identified (SE(a) > a or SE(b) > 1)."""
+    import numpy as np
+
     from climedbench.irt.calibrate import fit
     from climedbench.irt.matrix import read_item_map, read_matrix
 
     try:
         rm = read_matrix(matrix)
         scen = None
-        ks: dict[str, int] | int = options_k
+        ks: dict[str, int] | int | None = options_k
         if items_scenarios is not None:
             info = read_item_map(items_scenarios)
             unknown = [i for i in list(info.scenarios) + list(info.options_k) if i not in set(rm.item_ids)]
@@ -62,28 +79,34 @@ def fit_cmd(
                 raise DataError(f"item {unknown[0]!r} is not a column of {matrix}", file=str(items_scenarios))
             scen = info.scenarios or None
             if info.options_k:
-                ks = {i: info.options_k.get(i, options_k) for i in rm.item_ids}
-        bank = fit(rm, model, scenarios=scen, options_k=ks, max_iter=max_iter, tol=tol, seed=seed,
-                   fix_c=fix_c, min_examinees_3pl=min_examinees_3pl)
+                default = options_k
+                ks = {i: info.options_k.get(i, default or 0) for i in rm.item_ids
+                      if i in info.options_k or default is not None}
+        bank = fit(rm, model, scenarios=scen, options_k=ks, max_iter=max_iter, tol=tol, abs_tol=abs_tol,
+                   seed=seed, fix_c=fix_c, min_examinees_3pl=min_examinees_3pl, min_responses=min_responses,
+                   embedding_dims=embedding_dims)
         bank.meta["matrix"] = str(matrix)
         bank.save(out)
     except ClimedError as exc:
         raise _fail(exc) from None
     meta = bank.meta
     n_flag = int(bank.flagged().sum())
-    counts: dict[str, int] = {}
-    for flags in bank.flags or []:
-        for f in flags:
-            counts[f] = counts.get(f, 0) + 1
+    counts: dict[str, int] = meta.get("flag_counts", {})
     detail = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
     status = "converged" if meta["converged"] else "NOT converged"
     typer.echo(f"model {meta['model']}: {meta['n_items']} items, {meta['n_examinees']} examinees, "
                f"{meta['n_responses']} responses")
     if "fallback" in meta:
-        typer.echo(f"note: {meta['fallback']}")
+        typer.echo(f"fallback: {meta['fallback']}")
+    for note in meta.get("notes", []):
+        typer.echo(f"note: {note}")
     typer.echo(f"EM {status} after {meta['iterations']} iterations in {meta['seconds']:.1f} s "
                f"(log-likelihood {meta['log_likelihood']:.1f})")
     typer.echo(f"flagged items: {n_flag}" + (f" ({detail})" if detail else ""))
+    worst = int(np.argmax(bank.a))
+    if bank.a[worst] > meta["fit_options"]["plausible_a"]:
+        typer.echo(f"largest discrimination: a = {bank.a[worst]:.1f} ({bank.ids[worst]}); adaptive tests cap a at "
+                   "4")
     typer.echo(f"wrote {out}")
 
 

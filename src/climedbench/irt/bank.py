@@ -7,7 +7,8 @@ BANK.json layout::
                              "flags": ["poor_fit"], "se_a": ..., "point_biserial": ..., ...}},
      "meta": {"n_examinees": ..., "iterations": ..., "converged": true, "log_likelihood": ..., ...}}
 
-Only ``a``, ``b`` and ``c`` are required per item; ``scenario``, ``k``, ``flags`` and the diagnostics are
+Only ``a``, ``b`` and ``c`` are required per item; ``scenario``, ``k``, ``flags``, the diagnostics and
+``embedding`` (the item's coordinates in the calibration responses, used to stratify adaptive tests) are
 optional.
 """
 
@@ -30,6 +31,13 @@ FLAG_NEGATIVE_DISCRIMINATION = "negative_discrimination"
 FLAG_POOR_FIT = "poor_fit"
 FLAG_FEW_RESPONSES = "few_responses"
 FLAG_NO_VARIANCE = "no_variance"
+#: Estimated discrimination above the plausible range (default a > 4): usually calibration noise that a
+#: maximum-information test would exploit; the adaptive test caps a at ``CATConfig.a_max``.
+FLAG_IMPLAUSIBLE_A = "implausible_discrimination"
+#: Estimated guessing parameter above the plausible range (default c > 0.5).
+FLAG_IMPLAUSIBLE_C = "implausible_guessing"
+#: Parameters the data barely identify: SE(a) > a, SE(b) > 1, or a standard error that could not be computed.
+FLAG_POORLY_IDENTIFIED = "poorly_identified"
 
 #: Per-item diagnostics stored alongside the parameters (all optional).
 DIAGNOSTIC_FIELDS = ("se_a", "se_b", "se_c", "n_responses", "p_value", "point_biserial", "rmsd",
@@ -50,6 +58,7 @@ class ItemBank:
     flags: list[list[str]] | None = None
     diagnostics: dict[str, NDArray[np.float64]] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
+    embedding: NDArray[np.float64] | None = None
 
     def __post_init__(self) -> None:
         n = len(self.ids)
@@ -65,6 +74,10 @@ class ItemBank:
             self.flags = [[] for _ in range(n)]
         if len(set(self.ids)) != n:
             raise ValueError("item ids must be unique")
+        if self.embedding is not None:
+            self.embedding = np.asarray(self.embedding, dtype=np.float64)
+            if self.embedding.ndim != 2 or self.embedding.shape[0] != n:
+                raise ValueError("embedding must be an (items × dimensions) array")
         self._index = {item: i for i, item in enumerate(self.ids)}
 
     def __len__(self) -> int:
@@ -104,7 +117,8 @@ class ItemBank:
             ids=[self.ids[i] for i in idx], a=self.a[idx], b=self.b[idx], c=self.c[idx], model=self.model,
             scenarios=None if self.scenarios is None else [self.scenarios[i] for i in idx],
             k=None if self.k is None else self.k[idx], flags=[list(self.flags[i]) for i in idx],
-            diagnostics={k: v[idx] for k, v in self.diagnostics.items()}, meta=dict(self.meta))
+            diagnostics={k: v[idx] for k, v in self.diagnostics.items()}, meta=dict(self.meta),
+            embedding=None if self.embedding is None else self.embedding[idx])
 
     def transformed(self, slope: float, intercept: float) -> ItemBank:
         """The bank re-expressed on the scale θ* = slope·θ + intercept (a/slope, slope·b + intercept, c)."""
@@ -135,6 +149,8 @@ class ItemBank:
                     val = self.diagnostics[name][i]
                     integer = name in ("n_responses", "fit_df") and np.isfinite(val)
                     rec[name] = int(val) if integer else _num(val)
+            if self.embedding is not None:
+                rec["embedding"] = [round(float(v), 4) for v in self.embedding[i]]
             items[item] = rec
         return {"model": self.model, "items": items, "meta": _jsonable(self.meta)}
 
@@ -161,6 +177,7 @@ class ItemBank:
         ks: list[int] = []
         flags: list[list[str]] = []
         diag: dict[str, NDArray[np.float64]] = {}
+        emb: list[list[float] | None] = []
         for i, (item, rec) in enumerate(items.items()):
             if not isinstance(rec, dict):
                 raise DataError(f"item {item!r}: expected an object", file=file, field=item)
@@ -186,11 +203,26 @@ class ItemBank:
             for name in DIAGNOSTIC_FIELDS:
                 if name in rec:
                     diag.setdefault(name, np.full(n, np.nan))[i] = np.nan if rec[name] is None else rec[name]
+            vec = rec.get("embedding")
+            if vec is not None and (not isinstance(vec, list) or not all(
+                    isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in vec)):
+                raise DataError(f"item {item!r}: 'embedding' must be a list of finite numbers", file=file,
+                                field=f"{item}.embedding")
+            emb.append(vec)
+        embedding = None
+        if any(v is not None for v in emb):
+            dims = {len(v) for v in emb if v is not None}
+            if len(dims) != 1 or any(v is None for v in emb):
+                first = next(item for item, v in zip(ids, emb, strict=True)
+                             if v is None or len(v) != len(emb[0] or []))
+                raise DataError(f"item {first!r}: every item needs an 'embedding' of the same length", file=file,
+                                field=f"{first}.embedding")
+            embedding = np.array(emb, dtype=np.float64)
         has_k = any(k >= 0 for k in ks)
         return cls(ids=ids, a=a, b=b, c=c, model=model,
                    scenarios=scen if any(s is not None for s in scen) else None,
                    k=np.array(ks, dtype=np.int64) if has_k else None, flags=flags, diagnostics=diag,
-                   meta=dict(obj.get("meta", {}) or {}))
+                   meta=dict(obj.get("meta", {}) or {}), embedding=embedding)
 
     @classmethod
     def load(cls, path: str | Path) -> ItemBank:

@@ -27,11 +27,15 @@ from scipy import optimize, special, stats
 from climedbench.errors import ConfigError
 from climedbench.irt.bank import (
     FLAG_FEW_RESPONSES,
+    FLAG_IMPLAUSIBLE_A,
+    FLAG_IMPLAUSIBLE_C,
     FLAG_NEGATIVE_DISCRIMINATION,
     FLAG_NO_VARIANCE,
     FLAG_POOR_FIT,
+    FLAG_POORLY_IDENTIFIED,
     ItemBank,
 )
+from climedbench.irt.embedding import item_embedding
 from climedbench.irt.matrix import ResponseMatrix
 from climedbench.irt.model import MODELS
 
@@ -76,12 +80,19 @@ class _Params:
     free_c: NDArray[np.bool_]
 
 
-def _item_k(options_k: int | Sequence[int] | NDArray[np.integer] | Mapping[str, int],
-            item_ids: Sequence[str]) -> NDArray[np.int64]:
-    """Number of answer options per item (default 4 where a mapping does not name an item)."""
+OptionsK = int | Sequence[int] | NDArray[np.integer] | Mapping[str, int] | None
+
+#: ``k`` of an item whose number of answer options is not known (no guessing parameter is estimated for it).
+UNKNOWN_K = -1
+
+
+def _item_k(options_k: OptionsK, item_ids: Sequence[str]) -> NDArray[np.int64]:
+    """Number of answer options per item; UNKNOWN_K (-1) where it is not given (never a silent default)."""
     n = len(item_ids)
+    if options_k is None:
+        return np.full(n, UNKNOWN_K, dtype=np.int64)
     if isinstance(options_k, Mapping):
-        return np.array([int(options_k.get(i, 4)) for i in item_ids], dtype=np.int64)
+        return np.array([int(options_k.get(i, UNKNOWN_K)) for i in item_ids], dtype=np.int64)
     if isinstance(options_k, int | np.integer):
         if options_k < 0:
             raise ConfigError(f"--options-k must be >= 0, got {options_k}")
@@ -89,7 +100,7 @@ def _item_k(options_k: int | Sequence[int] | NDArray[np.integer] | Mapping[str, 
     arr = np.asarray(options_k, dtype=np.int64)
     if arr.shape != (n,):
         raise ConfigError(f"options_k has {arr.size} entries for {n} items")
-    return arr
+    return np.where(arr < 0, UNKNOWN_K, arr)
 
 
 def _fixed_c(fix_c: float | str | Sequence[float] | None, k: NDArray[np.int64]) -> F64 | None:
@@ -432,7 +443,7 @@ def fit(
     *,
     item_ids: Sequence[str] | None = None,
     scenarios: Mapping[str, str] | Sequence[str | None] | None = None,
-    options_k: int | Sequence[int] | NDArray[np.integer] | Mapping[str, int] = 4,
+    options_k: OptionsK = None,
     priors: Priors | None = DEFAULT_PRIORS,
     fix_c: float | str | Sequence[float] | None = None,
     min_examinees_3pl: int = 100,
@@ -440,9 +451,14 @@ def fit(
     quad_bound: float = 5.0,
     max_iter: int = 300,
     tol: float = 0.01,
+    abs_tol: float = 0.005,
+    min_iter: int = 10,
     min_responses: int = 30,
     fit_alpha: float = 1e-3,
     fit_rmsd: float = 0.05,
+    plausible_a: float = 4.0,
+    plausible_c: float = 0.5,
+    embedding_dims: int = 8,
     seed: int | None = None,
     dtype: type[np.floating] = np.float32,
     px: bool = True,
@@ -453,11 +469,25 @@ def fit(
     """Calibrate a 1PL/2PL/3PL item bank by marginal maximum likelihood (EM) with priors; returns an ItemBank.
 
     ``matrix`` is a ResponseMatrix or an (examinees × items) array of 1/0/NaN. ``options_k`` gives the number
-    of answer options per item (int, sequence or {item: k}); items with k <= 1 (free response) get c = 0.
-    ``fix_c`` fixes the guessing parameters (a number, per-item values, or ``"guess"`` for 1/k).
-    A 3PL request with fewer than ``min_examinees_3pl`` examinees falls back to the 2PL (recorded in meta).
-    ``priors=None`` gives plain (unpenalised) marginal maximum likelihood. Convergence: the largest change
-    of any a, b or c between EM iterations is below ``tol``. ``seed`` is recorded only: the EM is
+    of answer options per item (int, sequence or {item: k}); items with k <= 1 (free response) get c = 0, and
+    so do items whose k is not given (there is no default number of options: an item's guessing prior comes
+    from its own k). ``fix_c`` fixes the guessing parameters (a number, per-item values, or ``"guess"`` for 1/k).
+    A 3PL request falls back to the 2PL, with the reason in ``meta["fallback"]``, when there are fewer than
+    ``min_examinees_3pl`` examinees (0 = never) or no item has a known number of options.
+    ``priors=None`` gives plain (unpenalised) marginal maximum likelihood.
+
+    Convergence: EM converges linearly, so a small step does not by itself mean the estimates are close to
+    the optimum (on small samples the steps shrink slowly, and the first iterations contract faster than the
+    later ones). Each iteration estimates the contraction rate r from the largest changes of the last three
+    iterations and extrapolates the distance still to go, change × r / (1 − r). EM stops when that distance is
+    below ``tol`` standard errors *and* below ``abs_tol`` on the working scale (log a, b, logit c), after at
+    least ``min_iter`` iterations.
+
+    Flags (per item, also counted in meta): few_responses (< ``min_responses``), no_variance,
+    negative_discrimination, poor_fit, implausible_discrimination (a > ``plausible_a``), implausible_guessing
+    (c > ``plausible_c``) and poorly_identified (SE(a) > a, SE(b) > 1, or no finite SE).
+    ``embedding_dims`` > 0 stores each item's coordinates on the leading principal components of the
+    calibration responses (used to stratify adaptive tests; 0 = none). ``seed`` is recorded only: the EM is
     deterministic. ``callback(iteration, log_likelihood, max_change)`` is called after each iteration.
     """
     t0 = time.perf_counter()
@@ -486,11 +516,20 @@ def fit(
     k = _item_k(options_k, ids)
     requested = model
     fallback = None
+    notes: list[str] = []
     if model == "3pl" and n_ex < min_examinees_3pl:
         model = "2pl"
-        fallback = (f"3pl requested but only {n_ex} examinees (< {min_examinees_3pl}): fitted the 2pl "
-                    f"(c = 0 unless fix_c is given)")
-    fixed = _fixed_c(fix_c, k)
+        fallback = (f"3pl requested but only {n_ex} examinees (< {min_examinees_3pl}, see --min-examinees-3pl): "
+                    f"fitted the 2pl (c = 0 unless fix_c is given)")
+    elif model == "3pl" and fix_c is None and not np.any(k > 1):
+        model = "2pl"
+        fallback = ("3pl requested but no item has a known number of answer options (give an item map with a 'k' "
+                    "column, or --options-k): fitted the 2pl (c = 0)")
+    n_unknown = int(np.sum(k == UNKNOWN_K))
+    if model == "3pl" and fix_c is None and n_unknown > 0:
+        notes.append(f"{n_unknown} item(s) have no number of answer options: their guessing parameter is fixed "
+                     f"at c = 0")
+    fixed = _fixed_c(fix_c, np.maximum(k, 0))
     if fixed is not None:
         c0 = fixed
         free_c = np.zeros(n_it, dtype=bool)
@@ -500,7 +539,7 @@ def fit(
     else:
         free_c = np.zeros(n_it, dtype=bool)
         c0 = np.zeros(n_it)
-    cb = (priors or DEFAULT_PRIORS).c_beta(k.astype(np.float64))
+    cb = (priors or DEFAULT_PRIORS).c_beta(np.maximum(k, 1).astype(np.float64))
 
     nodes = np.linspace(-quad_bound, quad_bound, n_quad)
     log_w = stats.norm.logpdf(nodes)
@@ -528,6 +567,8 @@ def fit(
     loglik = -math.inf
     it = 0
     max_change = math.inf
+    changes: list[float] = []
+    to_go = math.inf
     for it in range(1, max_iter + 1):
         post, loglik = _posterior(est.loglik(params, nodes), log_w, refiner)
         r, n = est.counts(post)
@@ -541,9 +582,16 @@ def fit(
         max_change = float(np.abs(delta / se_w).max())
         if model == "1pl":  # the common slope has no per-item SE: count 0.01 on the log scale as one SE
             max_change = max(max_change, abs(float(params.alpha[0] - old.alpha[0])) / 0.01)
+        abs_change = float(np.abs(delta).max())
         if callback is not None:
             callback(it, loglik, max_change)
-        if max_change < tol:
+        # linear convergence: distance still to go ≈ change · r / (1 − r), r = contraction rate per iteration,
+        # estimated over the last three iterations (the first ones contract faster than EM does later)
+        changes.append(max_change)
+        window = len(changes) > 3 and changes[-4] > 0
+        rate = min((changes[-1] / changes[-4]) ** (1.0 / 3.0), 0.999) if window else 0.999
+        to_go = rate / (1.0 - rate)
+        if it >= min_iter and max_change * to_go < tol and abs_change * to_go < abs_tol:
             converged = True
             break
 
@@ -564,6 +612,15 @@ def fit(
             flags[j].append(FLAG_NEGATIVE_DISCRIMINATION)
         if diag["fit_p"][j] < fit_alpha and diag["rmsd"][j] > fit_rmsd:
             flags[j].append(FLAG_POOR_FIT)
+        if a[j] > plausible_a:
+            flags[j].append(FLAG_IMPLAUSIBLE_A)
+        if params.c[j] > plausible_c:
+            flags[j].append(FLAG_IMPLAUSIBLE_C)
+        se_a, se_b = diag["se_a"][j], diag["se_b"][j]
+        b_ok = bool(np.isfinite(se_b) and se_b <= 1.0)
+        a_ok = model == "1pl" or bool(np.isfinite(se_a) and se_a <= a[j])
+        if not (a_ok and b_ok):
+            flags[j].append(FLAG_POORLY_IDENTIFIED)
 
     scen_list: list[str | None] | None = None
     if scenarios is not None:
@@ -575,7 +632,12 @@ def fit(
                 raise ConfigError(f"{len(scen_list)} scenarios for {n_it} items")
         if all(s is None for s in scen_list):
             scen_list = None
+    embedding = item_embedding(data, embedding_dims) if embedding_dims > 0 else None
     seconds = time.perf_counter() - t0
+    counts: dict[str, int] = {}
+    for fl in flags:
+        for f in fl:
+            counts[f] = counts.get(f, 0) + 1
     meta: dict[str, Any] = {
         "model": model,
         "requested_model": requested,
@@ -587,18 +649,33 @@ def fit(
         "converged": converged,
         "max_change": max_change,
         "max_change_unit": "standard errors (largest change of any log a, b, logit c in the last iteration)",
+        "remaining_estimate": max_change * to_go if math.isfinite(to_go) else None,
         "tol": tol,
+        "abs_tol": abs_tol,
         "seconds": round(seconds, 3),
         "priors": None if priors is None else asdict(priors),
         "quadrature": {"n": n_quad, "bound": quad_bound, "population": "N(0, 1)"},
         "fixed_c": fixed is not None,
         "seed": seed,
         "n_flagged": int(sum(1 for f in flags if f)),
+        "flag_counts": dict(sorted(counts.items())),
+        "embedding_dims": 0 if embedding is None else int(embedding.shape[1]),
+        # everything a re-fit on other examinees needs (cross-validated interval calibration does this)
+        "fit_options": {
+            "model": requested, "priors": None if priors is None else asdict(priors),
+            "fix_c": fix_c if fix_c is None or isinstance(fix_c, str | float | int) else list(fix_c),
+            "min_examinees_3pl": min_examinees_3pl, "n_quad": n_quad, "quad_bound": quad_bound,
+            "max_iter": max_iter, "tol": tol, "abs_tol": abs_tol, "min_iter": min_iter,
+            "min_responses": min_responses,
+            "plausible_a": plausible_a, "plausible_c": plausible_c, "embedding_dims": embedding_dims,
+        },
     }
     if fallback:
         meta["fallback"] = fallback
+    if notes:
+        meta["notes"] = notes
     return ItemBank(ids=ids, a=a, b=params.b.copy(), c=params.c.copy(), model=model, scenarios=scen_list,
-                    k=k, flags=flags, diagnostics=diag, meta=meta)
+                    k=k, flags=flags, diagnostics=diag, meta=meta, embedding=embedding)
 
 
 def _n_free(model: str, free_c: NDArray[np.bool_]) -> NDArray[np.float64]:
@@ -696,3 +773,23 @@ def _diagnostics(est: _EStep, p: _Params, nodes: F64, post: F64, r: F64, n: F64,
         "rmsd": np.where(tot > 0, rmsd, np.nan), "fit_chi2": np.where(df > 0, x2, np.nan),
         "fit_df": np.where(df > 0, df, np.nan).astype(np.float64), "fit_p": fit_p,
     }
+
+
+def fit_like(bank: ItemBank, data: NDArray[np.floating]) -> ItemBank:
+    """Calibrate a new bank on other examinees with the settings, items, scenarios and options of ``bank``.
+
+    ``data`` holds the bank's items in the bank's order. Used by cross-validated interval calibration, which
+    re-fits the bank without the examinees it then tests.
+    """
+    opts = dict(bank.meta.get("fit_options") or {})
+    if not opts:
+        raise ConfigError("the bank does not record how it was fitted (meta.fit_options): re-fit it with "
+                          "`climedbench irt fit`")
+    pri = opts.pop("priors", None)
+    return fit(np.asarray(data, dtype=np.float64), str(opts.pop("model", bank.model)), item_ids=bank.ids,
+               scenarios=bank.scenarios, options_k=bank.k, priors=None if pri is None else Priors(**pri),
+               **{k: v for k, v in opts.items() if k in _REFIT_KEYS})
+
+
+_REFIT_KEYS = frozenset({"fix_c", "min_examinees_3pl", "n_quad", "quad_bound", "max_iter", "tol", "abs_tol",
+                         "min_iter", "min_responses", "plausible_a", "plausible_c", "embedding_dims"})
