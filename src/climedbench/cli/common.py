@@ -56,6 +56,8 @@ def keep_examples(typer_app: typer.Typer) -> None:
 
     for info in typer_app.registered_commands:
         info.epilog = fix(info.epilog)
+    if typer_app.registered_callback is not None:
+        typer_app.registered_callback.epilog = fix(typer_app.registered_callback.epilog)
     for group in typer_app.registered_groups:
         if group.typer_instance is not None:
             keep_examples(group.typer_instance)
