@@ -6,14 +6,17 @@ import csv
 import math
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
 
 from climedbench.core.registry import METRICS
 from climedbench.core.suite import Suite
-from climedbench.core.types import Figure, Results
 from climedbench.errors import DataError
+
+if TYPE_CHECKING:  # the pydantic result types cost ~25 ms to build; `list` prints tables without them
+    from climedbench.core.types import Figure, Results
 
 
 def metric_label(name: str) -> str:
@@ -112,6 +115,8 @@ def print_table(table: Table, console: Console | None = None) -> None:
 def read_published_csv(path: str | Path, suite: Suite, *, source: str | None = None) -> dict[str, Results]:
     """Published per-task scores: a `model` column and one column per task code (×100). Columns named
     in a `meta_columns` set (type, size, setting, source) are kept as model metadata, not scores."""
+    from climedbench.core.types import Results
+
     p = Path(path)
     try:
         fh = p.open(encoding="utf-8-sig", newline="")
