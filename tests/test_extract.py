@@ -32,6 +32,7 @@ def _accuracy(name: str) -> tuple[float, list[str]]:
     ("extraction_v6.jsonl", 0.96),       # blind at first (91.5%), then its misses were studied too
     ("extraction_v7.jsonl", 0.96),       # blind at first (96.4%), then its misses were studied too
     ("extraction_v8.jsonl", 0.96),       # blind at first (94.2%), then its misses were studied too
+    ("extraction_v9.jsonl", 0.96),       # blind at first (95.4%), then its misses were studied too
 ])
 def test_extraction_accuracy_on_realistic_responses(name, floor):
     acc, wrong = _accuracy(name)
@@ -63,6 +64,37 @@ def test_normalised_forms_written_out_answers_and_hedges(response, expected):
     out, restated-then-corrected answers, and hedges that never commit."""
     opts = {"A": "急性胰腺炎", "B": "急性胆囊炎", "C": "以上都对", "D": "以上都不对"}
     assert extract_choice(response, "ABCD", option_texts=opts).answer == expected
+
+
+def test_v9_misses():
+    """What the ninth author's set taught (general cases, not its lines)."""
+    opts = "ABCDE"
+    # A model that writes a further turn after its end-of-turn token: only the first turn answers.
+    assert extract_choice("答案：C<|endoftext|>Human: 下一题……\nAssistant: 答案：D", opts).answer == "C"
+    assert extract_choice("The answer is B.\n</s>The answer is E.", opts).answer == "B"
+    # A shared beginning is not a shared stem: 'hypertension' does not name 'Hyperthyroidism'.
+    texts = {"A": "Pheochromocytoma", "B": "Hyperthyroidism", "C": "Cushing syndrome"}
+    assert extract_choice("Paroxysmal hypertension with headaches: a catecholamine-secreting tumor.", "ABC",
+                          option_texts=texts).answer is None
+    assert extract_choice("The most likely diagnosis is pheochromocytoma. Paroxysmal hypertension fits.", "ABC",
+                          option_texts=texts).answer == "A"
+    # An answer stated, then a different conclusion with no correction: no answer.
+    assert extract_choice("答案：B\n\n解析：……\n\n因此本题选D。", opts).answer is None
+    assert extract_choice("答案：B\n\n解析：……不对，应为D。因此本题选D。", opts).answer == "D"
+    # Several answers: bracketed runs, "are", a run that reaches into the next clause, a corrected set, an arrow.
+    assert extract_choice("答案：（A）（B）（C）", opts, multi=True).answer == "ABC"
+    assert extract_choice("So the answers are B and C.", opts, multi=True).answer == "BC"
+    assert extract_choice("正确的做法是：A、B、C、E；D错误。", opts, multi=True).answer == "ABCE"
+    assert extract_choice("选AD。\n……B也对。\n\n修正：ABD", opts, multi=True).answer == "ABD"
+    assert extract_choice("All five are reversible causes → ABCDE", opts, multi=True).answer == "ABCDE"
+    # Hedges that reject every option or refuse to choose.
+    assert extract_choice("Both A and C are first-line; I can't choose between them.", opts).answer is None
+    assert extract_choice("Steroids would be best, which are not listed.", opts).answer is None
+    # Two different orders with no correction between them.
+    assert extract_order("E→D→A→B→C\n\n……\n\n因此正确顺序为：D→E→A→B→C", opts).answer is None
+    assert extract_order("E→D→A→B→C\n\n不对，更正：正确顺序为：D→E→A→B→C", opts).answer == "DEABC"
+    assert extract_label("Yes.\n\nHmm, the primary endpoint failed; I'll revise my answer to maybe.",
+                         ("yes", "no", "maybe")).answer == "maybe"
 
 
 @pytest.mark.parametrize("response", ["(1)E (2)B (3)A (4)D (5)C", "① E ② B ③ A ④ D ⑤ C", "（1）E（2）B（3）A（4）D（5）C",

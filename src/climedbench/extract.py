@@ -78,9 +78,21 @@ def _t2s() -> Any:
     return opencc.OpenCC("t2s")
 
 
+# Tokens that end a turn: text after one (once something was said) is the model writing a further turn of its own
+# ("<|endoftext|>Human: …\nAssistant: 答案：D"), never part of its answer.
+_END_OF_TURN = re.compile(r"<\|(?:endoftext|im_end|eot_id|end|eot)\|>|<endoftext>|</s>|<eos>|<end_of_turn>")
+
+
 def normalize(text: str) -> str:
-    """Special tokens removed; traditional characters simplified (OpenCC t2s)."""
-    text = _SPECIAL_TOKENS.sub(" ", text or "")
+    """Special tokens removed, the text cut at an end-of-turn token that follows an answer; traditional characters
+    simplified (OpenCC t2s)."""
+    text = text or ""
+    for m in _END_OF_TURN.finditer(text):
+        said = strip_reasoning(text[:m.start()]) or ""  # reasoning alone is not an answer yet
+        if _SPECIAL_TOKENS.sub("", said).strip():
+            text = text[:m.start()]
+            break
+    text = _SPECIAL_TOKENS.sub(" ", text)
     if re.search(r"[\u4e00-\u9fff]", text):
         text = _t2s().convert(text)
     return text
@@ -114,8 +126,9 @@ def clean_response(text: str) -> str | None:
 # Phrases that introduce an answer; the letter(s) follow within a few characters.
 _MARKERS_ZH = (
     r"最终答案|最后答案|正确答案|参考答案|标准答案|本题答案|(?<![错误考])答案|正确选项|最佳选项|最佳答案|正确的选项|"
-    r"正确的是|正确的为|正确的有|正确项|答(?=\s*[:：])|剩下的?|剩余的?|只剩|修正为|更正为|改选|对应选项|对应|我的回答|回答|我选的|"
-    r"(?:错误|不正确|不恰当|不妥)的(?:是|为)|最(?:恰当|合适|佳|准确|可能|正确)的[^。\n，,A-Z]{0,12}?(?:是|为)|"
+    r"正确的是|正确的为|正确的有|正确项|答(?=\s*[:：])|剩下的?|剩余的?|只剩|修正为|更正为|(?:修正|更正)(?=\s*[:：])|改选|对应选项|对应|我的回答|回答|我选的|"
+    r"(?:错误|不正确|不恰当|不妥)的(?:是|为)|最(?:恰当|合适|符合|相符|贴切|佳|准确|可能|正确)的[^。\n，,A-Z]{0,12}?(?:是|为)|"
+    r"正确的[^。\n，,A-Z]{1,10}?(?:是|为|有|包括)|"
     r"故本题选|本题选|故选|应选|当选|可选|选择|选用|应用|宜用|选项应为|选项为|首选|应首选|维持|坚持|而是|即为|即|"
     r"(?:综上所述|综上|因此|所以|因而|故而|故)[^A-Z\n。]{0,14}?(?:选|是|为|在于)|"
     r"(?<![不未误])选(?!项)|应为|应该是|应是|结论|"
@@ -123,12 +136,12 @@ _MARKERS_ZH = (
     r"(?:^|(?<=[。\n:：]))\s*选项(?=\s*[A-Z]\s*[。.!！]?\s*(?:\n|$))"
 )
 _MARKERS_EN = (
-    r"final answer|the(?: [a-z\-]+){0,3} answer(?: choice)? (?:is|would be|should be)|(?<![a-z] )\banswer is|"
+    r"final answers?|the(?: [a-z\-]+){0,3} answers?(?: choices?)? (?:is|are|would be|should be)|(?<![a-z] )\banswer is|"
     r"\bso\s*[:：]|"
     r"the (?:best|most (?:likely|appropriate)|correct|right|first)(?: [a-z\-]+){0,3} (?:is|would be)|"
     r"(?:corresponds? to|matches|consistent with)(?: option)?|"
     r"(?<![a-z])correct (?:option|choice|answer)s?(?: (?:is|are|would be)|\s*[:=]|(?=\s*[-—–]\s*[A-Z]\b))|"
-    r"answer\"?\s*[:=]|"
+    r"answers?\"?\s*[:=]|"
     r"answer(?=\s*\n)|answer(?=\s*[-—–]+\s*[A-Z]\b)|"
     r"(?:i|i'd|i’d|i would|i will|i'll|we) (?:would |will )?(?:choose|select|pick|go with)|"
     r"(?:choose|select|pick|go with)|\b(?:hence|thus|therefore)[,:]?\s*(?=options?\b|\(?[A-Z]\b)"
@@ -226,7 +239,7 @@ _LAST_LINE_LETTERS = re.compile(
     rf"(?:^|\n)[ \t]*(?:[✅✔✓☑]\uFE0F?|[-—–→:：]+)?[ \t]*{_OPEN}?\s*({_LETTER}(?:{_LETTER}+|{_SEPARATED})?)"
     rf"[ \t]*{_CLOSE}?[ \t]*[.。!！]?[ \t]*$"
 )
-_TRAILING_RUN = re.compile(rf"[:：][ \t]*{_LETTER_RUN}[ \t]*[.。!！]?[ \t]*$")
+_TRAILING_RUN = re.compile(rf"(?:[:：]|→|->|=>)[ \t]*{_LETTER_RUN}[ \t]*[.。!！]?[ \t]*$")
 _ECHOED_LABELS = re.compile(rf"(?:^|\s){_LETTER}\s*[.、:：)]")
 # "选项中没有合适答案": the response rejects every option.
 _NO_SUITABLE_OPTION = r"没有(?:合适|正确|恰当)的?(?:答案|选项)|(?:选项中)?没有一个(?:选项)?(?:是)?(?:正确|合适)"
@@ -234,7 +247,10 @@ _HEDGE = re.compile(
     r"无法(?:确定|判断|回答|提供|给出)|不能(?:确定|判断)|都有可能|均有可能|需要进一步|均可|都可以|不确定|"
     r"作为(?:一个)?(?:AI|人工智能)|(?:cannot|can't|can not|unable to) (?:determine|answer|provide|give|make|diagnose)|"
     r"not sure|unable to|not able to (?:give|provide|determine)|hard to (?:know|say|tell)|不太确定|不能肯定|"
-    r"I'?m not a (?:doctor|physician)|"
+    r"I'?m not a (?:doctor|physician)|无法(?:选择|抉择)|难以(?:选择|抉择|确定)|"
+    r"(?:cannot|can't|can not|unable to) (?:choose|decide|pick) between|"
+    r"none (?:of them |of the options )?is (?:clearly |really )?(?:ideal|correct|right|appropriate)|"
+    r"(?:is|are) not (?:listed|among the (?:options|choices))|"
     r"以上(?:选项|答案|各项)?(?:均|都|皆)不(?:完全)?(?:正确|对|准确|合适|恰当)|" + _NO_SUITABLE_OPTION + "|"
     r"none of the (?:listed |given |above )?(?:options|choices|answers) (?:is|are) (?:fully |entirely |completely )?"
     r"(?:correct|right|appropriate|ideal)",
@@ -338,9 +354,13 @@ def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None, m
     for m in _MARKER_RE.finditer(text):
         after = text[m.end():m.end() + 12]
         before = text[max(0, m.start() - 8):m.start()]
-        if _NEGATION_AFTER.search(after) or _NEGATION_BEFORE.search(before):
-            continue
         letters = _letters_in(m.group(1))
+        if _NEGATION_BEFORE.search(before):
+            continue
+        if _NEGATION_AFTER.search(after):
+            if len(letters) < 2 or not re.search(r";[ \t]*\S{0,2}$", m.group(1)):
+                continue
+            letters = letters[:-1]  # "正确的是：A、B、C、E；D错误": the run ran on into the next clause
         if len(letters) > 1 and "," in m.group(1) and _ALSO.match(after):
             letters = letters[:1]  # "所以选B，C也可以作为辅助": B is the answer, C an aside
         if letters:
@@ -384,7 +404,8 @@ def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None, m
     for m in _LOWER_SINGLE.finditer(text):
         add(m.start(), [next(g for g in m.groups() if g).upper()])
     for m in _TEXT_THEN_LETTER.finditer(text):
-        add(m.start(1), [m.group(1)])
+        if not re.match(rf"[ \t]*[（(]\s*{_LETTER}\s*[)）]", text[m.end():]):  # "(A)(B)(C)": a run, read above
+            add(m.start(1), [m.group(1)])
     for m in _INTRODUCED.finditer(text):
         letter = m.group(1) or m.group(2)
         lead = text[text.rfind("\n", 0, m.start()) + 1:m.end()]
@@ -410,7 +431,8 @@ def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None, m
 # The strongest answer statements ("答案：A", "正确答案为B", "the answer is C"), and what may stand between two of
 # them that disagree: a correction ("不对，应选C", "wait, actually D"). Without one, the response contradicts itself.
 _STRONG_ANSWER = re.compile(
-    rf"(?:最终答案|正确答案|(?<![错误考])答案|(?i:final answer|the answer is|answer\s*:))\s*(?:是|为|应为|[:：]|\s)*"
+    rf"(?:最终答案|正确答案|(?<![错误考])答案|本题(?:应)?选|故选|(?i:final answer|the answer is|answer\s*:))"
+    rf"\s*(?:是|为|应为|[:：]|\s)*"
     rf"{_LETTER_RUN}"
 )
 _CORRECTION = re.compile(
@@ -469,8 +491,9 @@ def _listed(text: str, multi: bool) -> tuple[int, list[str], bool] | None:
 _ANSWER_VERB = re.compile(r"(?:首选|应选|选择|选用|应用|改用|答案是|答案为|诊断为|考虑为|应为|是|为|用|is|be)\s*$",
                           re.I)
 # Verbs that choose (not merely describe: "原则为早期、联合……" is no choice of 早期).
-_CHOOSING_VERB = re.compile(
-    r"(?:首选|应选|选择|选用|改用|答案是|答案为|答案[:：]|诊断为|(?i:answer is|answer:|choose|select))\s*$"
+_CHOOSING_VERB = re.compile(  # matched on text without spaces ("answeris")
+    r"(?:首选|应选|选择|选用|改用|答案是|答案为|(?<!回)答案?[:：]|诊断为|"
+    r"(?i:answer\s*is|answer:|diagnosis\s*is|this\s*is|choose|select))\s*$"
 )
 _NEGATED_CLAUSE = re.compile(r"不正确|错误|不宜|不应|禁用|排除|不是|不能|而非|并非|不属于|(?i:\bnot\b|incorrect|wrong)")
 
@@ -491,9 +514,16 @@ def _words(text: str) -> list[str]:
     return [w for w in re.findall(r"[a-z0-9]+", text.lower().replace("'s", "")) if w not in _STOPWORDS]
 
 
+def _same_stem(a: str, b: str) -> bool:
+    """Two words of one stem: a shared beginning of ≥ 5 letters and ≥ 70% of the shorter word ('ampulla' ~
+    'ampullary'; not 'hyperthyroidism' ~ 'hypertension')."""
+    n = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+    return n >= 5 and n >= 0.7 * min(len(a), len(b))
+
+
 def _coverage(option: str, sentence: str) -> float:
     """How much of an option's text a sentence says: for English, the share of the option's content words the
-    sentence has (a shared 5-letter stem counts: 'ampulla' ~ 'ampullary'); for Chinese, the share of the
+    sentence has (a word of the same stem counts, see `_same_stem`); for Chinese, the share of the
     option's characters in runs of ≥ 2 characters the sentence shares with it."""
     from difflib import SequenceMatcher
 
@@ -501,8 +531,7 @@ def _coverage(option: str, sentence: str) -> float:
         ow, sw = _words(option), set(_words(sentence))
         if not ow:
             return 0.0
-        stems = {w[:5] for w in sw if len(w) >= 5}
-        hit = sum(1 for w in ow if w in sw or (len(w) >= 5 and w[:5] in stems))
+        hit = sum(1 for w in ow if w in sw or (len(w) >= 5 and any(_same_stem(w, x) for x in sw)))
         return hit / len(ow)
     a, b = _fold(option), _fold(sentence)
     if not a:
@@ -583,7 +612,7 @@ def _by_option_text(text: str, option_texts: dict[str, str], multi: bool = False
         # An option named right after an answer verb ("因此选择对乙酰氨基酚") outranks later mentions in passing.
         for sentence in reversed(sentences):
             flat = re.sub(r"[\s,，\"'“”]+", "", sentence).lower()
-            chosen = {k for k, v in norm.items() if v in flat and _CHOOSING_VERB.search(flat[: flat.rindex(v)][-8:])}
+            chosen = {k for k, v in norm.items() if v in flat and _CHOOSING_VERB.search(flat[: flat.rindex(v)][-12:])}
             chosen = {k for k in chosen if not any(k != o and norm[k] in norm[o] for o in chosen)}
             if len(chosen) == 1 and not _NEGATED_CLAUSE.search(sentence):
                 return chosen.pop()
@@ -956,6 +985,12 @@ def extract_order(response: str, options: str, option_texts: dict[str, str] | No
         return Extraction(None, "hedge")
     answered = [(p, "".join(q)) for p, m, q in full if m == "marker" and _as_permutation(q, valid)
                 and re.match(r"(?:最终答案|正确答案|答案|(?i:final answer|answer))", text[p:])]
+    # An order opening the response counts as stated too: "E→D→A→B→C\n…因此正确顺序为：D→E→A→B→C" contradicts itself.
+    indent = len(text) - len(text.lstrip())
+    opening = [(p, "".join(q)) for p, m, q in full if m == "letter_run" and p <= indent and _as_permutation(q, valid)]
+    concluded = [(p, "".join(q)) for p, m, q in full if m == "marker" and _as_permutation(q, valid)]
+    if opening and concluded and concluded[-1][0] > opening[0][0]:
+        answered = sorted({*answered, opening[0], concluded[-1]})
     for (p1, a), (p2, b) in itertools.pairwise(answered):
         if a != b and not _CORRECTION.search(text, p1, p2 + 12):
             return Extraction(None, "inconsistent")

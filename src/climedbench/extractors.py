@@ -68,7 +68,8 @@ _LABEL_HEDGE = re.compile(r"\b(?:cannot (?:determine|be determined|say)|unclear|
                           r"无法确定|不能确定|视情况而定|取决于", re.I)
 # A Chinese yes/no right after an answer marker ("答案：是", "答案：否。").
 _ZH_YES_NO = re.compile(r"\s*(是|否|不是)(?=[\s。，,.!！;；]|$)")
-_LABEL_CORRECTION = re.compile(r"(?:\bactually|\bwait|on second thought|correction|不对|更正|纠正)\s*[,，:：—–\-]*\s*",
+_LABEL_CORRECTION = re.compile(r"(?:\bactually|\bwait|on second thought|correction|不对|更正|纠正|改为|修改为|"
+                               r"\b(?:revise|change|update|amend)(?: my)?(?: final)? answer to)\s*[,，:：—–\-]*\s*",
                                re.I)
 # A concluding statement ("In conclusion, no, …", "Therefore, yes.").
 _CONCLUSION = re.compile(r"(?:in conclusion|in summary|therefore|thus|overall|综上|因此|所以)\s*[,，:：]?\s*", re.I)
