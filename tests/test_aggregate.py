@@ -52,6 +52,18 @@ def test_partial_suites_say_so(suite):
     assert overall.score == pytest.approx(25.0)
 
 
+@pytest.mark.parametrize("score, end", [(0.0, 0), (1.0, 1)])
+def test_combined_intervals_hold_their_own_estimate(suite, score, end):
+    """Posterior draws centre on the posterior mean, not the observed one: a group of tasks all at 0/2 (or 2/2) had
+    an interval that left out its own score ("0.0 [0.5, 50.8]"); it now reaches to it, as Jeffreys' does at 0 and n."""
+    data = {c: TaskScores([score, score], [None, None]) for c in ("FIT", "FTT")}
+    tasks, groups, overall = aggregate(data, suite, seed=0)
+    for fig in (*tasks.values(), groups["hallucination"], overall):
+        lo, hi = fig.ci
+        assert fig.score == 100 * score and lo <= fig.score <= hi and hi - lo > 30
+    assert groups["hallucination"].ci[end] == overall.ci[end] == 100 * score
+
+
 def test_bootstrap_is_unbiased_and_shrinks_with_n():
     rng = np.random.default_rng(0)
     means = lambda v, r: bootstrap_sums(np.asarray(v, dtype=float).reshape(-1, 1), r, rng)[:, 0] / len(v)  # noqa: E731

@@ -109,7 +109,7 @@ def task_value(task: Task, data: TaskScores, replicates: int, rng: np.random.Gen
     point = float(agg.value(vectors.sum(axis=0), count, task))
     draws = agg.posterior_draws(vectors.sum(axis=0), task, replicates, rng)
     if draws is not None:
-        return TaskValue(point, intervals.percentile(draws), draws, "dirichlet")
+        return TaskValue(point, intervals.percentile(draws, point=point), draws, "dirichlet")
     if n < 2:  # one item says nothing about the corpus figure: the whole range, not a zero-width interval
         return TaskValue(point, (0.0, 1.0), rng.uniform(0.0, 1.0, replicates), "full range (n = 1)")
     reps = np.asarray(agg.value(bootstrap_sums(vectors, replicates, rng), count, task), dtype=np.float64)
@@ -139,7 +139,7 @@ def aggregate(by_task: Mapping[str, TaskScores], suite: Suite, *, seed: int = 0,
         codes = [c for part in parts for c in part]
         point = float(np.mean([np.mean([points[c] for c in part]) for part in parts]))
         rep = np.mean([np.mean([reps[c] for c in part], axis=0) for part in parts], axis=0)
-        return Figure(score=round(point * 100, 2), ci=_ci(intervals.percentile(rep)),
+        return Figure(score=round(point * 100, 2), ci=_ci(intervals.percentile(rep, point=point)),
                       n=sum(tasks[c].n or 0 for c in codes), metric=what, interval="mean of task draws",
                       extraction_failures=sum(tasks[c].extraction_failures or 0 for c in codes),
                       errors=sum(tasks[c].errors or 0 for c in codes), **extra)

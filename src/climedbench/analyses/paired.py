@@ -164,7 +164,7 @@ def paired_comparison(a: Run, b: Run, tasks: list[str] | None = None, *, seed: i
             continue
         pairs[code] = pair
         p, test, a_only, b_only = _task_test(pair)
-        lo, hi = percentile_ci(pair.diff_draws)
+        lo, hi = percentile_ci(pair.diff_draws, point=pair.point_b - pair.point_a)
         rows.append(PairedRow(code, "task", len(pair.uids), _r(pair.point_a), _r(pair.point_b),
                               _r(pair.point_b - pair.point_a), _r(lo), _r(hi), p, test, None, a_only, b_only,
                               pair.dropped))
@@ -184,7 +184,7 @@ def _combined(key: str, level: str, parts: list[TaskPair]) -> PairedRow:
     a = float(np.mean([p.point_a for p in parts]))
     b = float(np.mean([p.point_b for p in parts]))
     diff = np.mean([p.diff_draws for p in parts], axis=0)
-    lo, hi = percentile_ci(diff)
+    lo, hi = percentile_ci(diff, point=b - a)
     return PairedRow(key, level, sum(len(p.uids) for p in parts), _r(a), _r(b), _r(b - a), _r(lo), _r(hi),
                      bootstrap_p(diff), "mean of task draws", None, None, None,
                      sum(p.dropped for p in parts))

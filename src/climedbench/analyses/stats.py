@@ -76,14 +76,17 @@ def bootstrap_p(replicates: np.ndarray) -> float:
     return float(min(1.0, max(2 * tail, 1 / len(r))))
 
 
-def percentile_ci(replicates: np.ndarray, level: float = 0.95) -> tuple[float, float]:
-    """The percentile interval of bootstrap replicates (finite ones)."""
+def percentile_ci(replicates: np.ndarray, level: float = 0.95, point: float | None = None) -> tuple[float, float]:
+    """The percentile interval of bootstrap or posterior replicates (finite ones), widened to hold `point` if given
+    (posterior draws centre on the posterior mean, which can leave the observed difference outside)."""
     r = np.asarray(replicates, dtype=float)
     r = r[np.isfinite(r)]
     if len(r) == 0:
         return float("nan"), float("nan")
-    lo, hi = np.percentile(r, [50 * (1 - level), 50 * (1 + level)])
-    return float(lo), float(hi)
+    lo, hi = (float(v) for v in np.percentile(r, [50 * (1 - level), 50 * (1 + level)]))
+    if point is not None:
+        lo, hi = min(lo, point), max(hi, point)
+    return lo, hi
 
 
 def wilson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:

@@ -69,8 +69,14 @@ def graded_draws(scores: np.ndarray, low: float, high: float, size: int, rng: np
     return low + w * np.clip(m + se * rng.standard_t(df, size), 0.0, 1.0)
 
 
-def percentile(draws: np.ndarray, level: float = LEVEL) -> tuple[float, float]:
-    """The equal-tailed percentile interval of draws or bootstrap replicates."""
+def percentile(draws: np.ndarray, level: float = LEVEL, point: float | None = None) -> tuple[float, float]:
+    """The equal-tailed percentile interval of draws or bootstrap replicates, widened to hold `point` if given.
+
+    Posterior draws are centred on the posterior mean, not on the observed score: two tasks with 0 of 2 right give
+    draws whose 2.5th percentile of the mean is above 0. Like Jeffreys' own interval at 0 and n, the interval then
+    reaches to the observed score ("0.0 [0.0, 50.8]", never "0.0 [0.5, 50.8]")."""
     a = 100 * (1 - level) / 2
-    lo, hi = np.percentile(draws, [a, 100 - a])
-    return float(lo), float(hi)
+    lo, hi = (float(v) for v in np.percentile(draws, [a, 100 - a]))
+    if point is not None:
+        lo, hi = min(lo, point), max(hi, point)
+    return lo, hi
