@@ -256,7 +256,7 @@ def replay_cmd(
     typer.echo(f"note: {m.interval}")
     if m.capped_discriminations:
         typer.echo(f"note: {m.capped_discriminations} item discrimination(s) above a = 4 capped at 4")
-    typer.echo(f"{m.seconds:.1f} s")
+    typer.echo(f"replayed in {m.seconds:.1f} s")
 
 
 @app.command("calibrate")

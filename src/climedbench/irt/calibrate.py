@@ -520,7 +520,7 @@ def fit(
     if model == "3pl" and n_ex < min_examinees_3pl:
         model = "2pl"
         fallback = (f"3pl requested but only {n_ex} examinees (< {min_examinees_3pl}, see --min-examinees-3pl): "
-                    f"fitted the 2pl (c = 0 unless fix_c is given)")
+                    f"fitted the 2pl (c = 0 unless --fix-c is given)")
     elif model == "3pl" and fix_c is None and not np.any(k > 1):
         model = "2pl"
         fallback = ("3pl requested but no item has a known number of answer options (give an item map with a 'k' "
