@@ -12,13 +12,16 @@ def test_jsonl_reports_file_line_field(tmp_path, suite):
     p = tmp_path / "mine.jsonl"
     lines = [json.dumps(GOOD | {"id": "1"}, ensure_ascii=False), "",
              "{not json", json.dumps(GOOD | {"id": "2", "reference": "F"}, ensure_ascii=False),
-             json.dumps(GOOD | {"id": "3", "scenario": "NOPE"}), json.dumps(GOOD | {"id": "1"}), "[1, 2]"]
+             json.dumps(GOOD | {"id": "3", "scenario": "NOPE"}), json.dumps(GOOD | {"id": "1"}), "[1, 2]",
+             '{"id": "4", "question": "q"']
     p.write_text("\n".join(lines) + "\n", "utf-8")
     report = load_items(p, suite)
     assert [i.id for i in report.items] == ["1"]
     probs = [(x.line, x.field) for x in report.problems]
-    assert probs == [(3, None), (4, "reference"), (5, "scenario"), (6, "id"), (7, None)]
+    assert probs == [(3, None), (4, "reference"), (5, "scenario"), (6, "id"), (7, None), (8, None)]
     assert "not valid JSON" in report.problems[0].reason
+    # A record cut short: the column of the end of its line, not column 1 of the next.
+    assert report.problems[5].reason == "not valid JSON (Expecting ',' delimiter at column 28)"
     assert "unknown task 'NOPE'" in report.problems[2].reason
     assert "duplicate id '1'" in report.problems[3].reason and "mine.jsonl:1" in report.problems[3].reason
     assert report.as_json(suite) == {
@@ -28,8 +31,8 @@ def test_jsonl_reports_file_line_field(tmp_path, suite):
         "invalid": [{"file": str(p), "line": x.line, "field": x.field, "reason": x.reason, "task": x.task}
                     for x in report.problems],
     }
-    assert [x.task for x in report.problems] == [None, "ID#1", None, "ID#1", None]
-    with pytest.raises(DataError, match=r"(?s)5 invalid record\(s\).*mine.jsonl:4: field 'reference'"):
+    assert [x.task for x in report.problems] == [None, "ID#1", None, "ID#1", None, None]
+    with pytest.raises(DataError, match=r"(?s)6 invalid record\(s\).*mine.jsonl:4: field 'reference'"):
         report.raise_if_invalid()
 
 

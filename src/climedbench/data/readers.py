@@ -43,7 +43,7 @@ def read_jsonl(path: Path, shown: str) -> Iterator[RawRecord]:
             if not line.strip():
                 continue
             try:
-                obj = json.loads(line)
+                obj = json.loads(line.rstrip("\r\n"))  # an error at the end of the line names its column, not 1
             except json.JSONDecodeError as e:
                 yield RawRecord(shown, n, None, f"not valid JSON ({e.msg} at column {e.colno})")
                 continue
