@@ -89,7 +89,7 @@ def report(
 
 def _terminal(runs: list[Path], json_out: bool, paper: bool, setting: str | None, from_csv: Path | None) -> None:
     from climedbench.cli.results import _as_json
-    from climedbench.report.build import published_results
+    from climedbench.report.published import published_results
     from climedbench.report.tables import comparison_table, print_table
     from climedbench.rescore import suite_of_run
     from climedbench.rundir import RunDir

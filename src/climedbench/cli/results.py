@@ -46,22 +46,12 @@ def leaderboard(
     each run's rank with a 95% rank interval (bootstrap over the items all runs answered); published results
     have no per-item data and get no rank interval."""
     from climedbench.core.suite import load_suite
-    from climedbench.report.published import published_tables
-    from climedbench.report.tables import comparison_table, print_table, read_published_csv
+    from climedbench.report.published import published_results
+    from climedbench.report.tables import comparison_table, print_table
     from climedbench.rundir import RunDir
 
     s = load_suite(suite)
-    table: dict[str, Any] = {}
-    if paper:
-        tables = published_tables(s)
-        if not tables:
-            raise ConfigError(f"suite {s.suite} bundles no published results")
-        key = setting or next(iter(tables))
-        if key not in tables:
-            raise ConfigError(f"--setting {key!r}: the suite publishes {', '.join(tables)}")
-        table.update(read_published_csv(tables[key], s, source=f"{s.title} paper, {key}"))
-    if from_csv:
-        table.update(read_published_csv(from_csv, s))
+    table: dict[str, Any] = dict(published_results(s, paper=paper, setting=setting, from_csv=from_csv))
     for d in runs or []:
         res = RunDir(d).read_results()
         if res.suite != s.suite:

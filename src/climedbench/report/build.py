@@ -16,6 +16,7 @@ from climedbench.core.suite import Suite
 from climedbench.core.types import Results
 from climedbench.errors import ConfigError
 from climedbench.report.page import ReportPage, SampleBrowser
+from climedbench.report.published import published_results
 
 BLOCK_SIZE = 100  # items per compressed block of the sample browser
 
@@ -35,26 +36,6 @@ def results_of(run: Run) -> Results:
     from climedbench.aggregate import build_results
 
     return build_results(list(run.samples.values()), run.suite, run.model)
-
-
-def published_results(suite: Suite, *, paper: bool = False, setting: str | None = None,
-                      from_csv: Path | None = None) -> dict[str, Results]:
-    """The suite's published table (with `paper`) and/or a CSV of published scores, by model name."""
-    from climedbench.report.published import published_tables
-    from climedbench.report.tables import read_published_csv
-
-    out: dict[str, Results] = {}
-    if paper:
-        tables = published_tables(suite)
-        if not tables:
-            raise ConfigError(f"suite {suite.suite} bundles no published results")
-        key = setting or next(iter(tables))
-        if key not in tables:
-            raise ConfigError(f"--setting {key!r}: the suite publishes {', '.join(tables)}")
-        out.update(read_published_csv(tables[key], suite, source=f"{suite.title} paper, {key}"))
-    if from_csv is not None:
-        out.update(read_published_csv(from_csv, suite, source=str(from_csv)))
-    return out
 
 
 def build_page(paths: list[Path], *, analyses: Path | None = None,
