@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
-import resource
 import sys
 import tempfile
 import time
@@ -26,26 +24,8 @@ from climedbench.models.base import Completion, GenParams  # noqa: E402
 from climedbench.models.registry import ModelOptions  # noqa: E402
 from climedbench.runner import RunOptions, plan_run, run_plan  # noqa: E402
 from tests.support.instant_server import instant_server  # noqa: E402
-
-
-def make_items(path: Path, n: int) -> None:
-    """n distinct BKT-style items (five options, realistic length)."""
-    with path.open("w", encoding="utf-8") as fh:
-        for i in range(n):
-            stem = (f"患者{i}号，男，{20 + i % 60}岁，因反复上腹痛{i % 12 + 1}年、加重{i % 7 + 1}天入院。"
-                    "查体：剑突下压痛。")
-            opts = "\n".join(f"{x}. 选项{x}{i}：治疗方案{(i * 7 + k) % 97}" for k, x in enumerate("ABCDE"))
-            fh.write(json.dumps({"id": f"q{i}", "scenario": "BKT", "input": f"## 问题: {stem}最可能的诊断是\n"
-                                 f"## 选项: {opts}", "reference": "ABCDE"[i % 5]}, ensure_ascii=False) + "\n")
-
-
-def rss_mb() -> float:
-    """Current resident set size in MB (from /proc; ru_maxrss is a high-water mark)."""
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+from tests.support.synthetic import bkt_items as make_items  # noqa: E402
+from tests.support.synthetic import rss_mb  # noqa: E402
 
 
 async def throughput(base_url: str, data: Path, concurrency: int, tmp: Path) -> tuple[float, int]:
@@ -54,7 +34,7 @@ async def throughput(base_url: str, data: Path, concurrency: int, tmp: Path) -> 
     plan = plan_run(opts)
     start = time.perf_counter()
     _, results, _ = await run_plan(plan)
-    return time.perf_counter() - start, results["run"]["items"]
+    return time.perf_counter() - start, results.run.items if results.run else 0
 
 
 async def memory_run(base_url: str, n: int, tmp: Path) -> list[tuple[int, float]]:

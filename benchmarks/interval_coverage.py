@@ -72,6 +72,21 @@ def paired_scores(rng: np.random.Generator, metric: str, n: int) -> tuple[np.nda
     return a, b, float((1 - w) * (b1 / (b1 + b2) - a1 / (a1 + a2)))
 
 
+def coverage_table(hits: dict[tuple[str, tuple[int, int]], list[bool]]) -> tuple[float, float]:
+    """Print coverage by metric and n band; return (coverage over all tasks, lowest cell)."""
+    print(f"{'metric':<13} " + "  ".join(f"n {lo}-{hi}".rjust(9) for lo, hi in BANDS))
+    worst = 1.0
+    for kind in ("accuracy", "kendall_tau", "rouge1", "similarity"):
+        cells = []
+        for band in BANDS:
+            v = hits[(kind, band)]
+            cov = float(np.mean(v)) if v else float("nan")
+            worst = min(worst, cov)
+            cells.append(f"{cov:9.3f}")
+        print(f"{kind:<13} " + "  ".join(cells))
+    return float(np.mean([h for v in hits.values() for h in v])), worst
+
+
 def paired_main(args: argparse.Namespace) -> None:
     """Coverage of the paired-difference intervals of `analyze compare` / `cot` / `robustness`."""
     import tempfile
@@ -110,17 +125,7 @@ def paired_main(args: argparse.Namespace) -> None:
                 elif r.level == "overall":
                     overall_hits.append(r.lower <= float(np.mean(list(truth.values()))) * 100 <= r.upper)
     print(f"{args.reps} simulated pairs of runs × {len(suite.tasks)} tasks (paired differences; simulated data)\n")
-    print(f"{'metric':<13} " + "  ".join(f"n {lo}-{hi}".rjust(9) for lo, hi in BANDS))
-    worst = 1.0
-    for kind in ("accuracy", "kendall_tau", "rouge1", "similarity"):
-        cells = []
-        for band in BANDS:
-            v = hits[(kind, band)]
-            cov = float(np.mean(v)) if v else float("nan")
-            worst = min(worst, cov)
-            cells.append(f"{cov:9.3f}")
-        print(f"{kind:<13} " + "  ".join(cells))
-    per_task = float(np.mean([h for v in hits.values() for h in v]))
+    per_task, worst = coverage_table(hits)
     overall_cov = float(np.mean(overall_hits))
     print(f"\nper-task coverage, all n: {per_task:.3f} (lowest cell {worst:.3f})")
     print(f"overall-difference coverage: {overall_cov:.3f}")
@@ -218,17 +223,7 @@ def main() -> None:
         assert overall is not None and overall.ci is not None
         overall_hits.append(overall.ci[0] <= float(np.mean(list(truth.values()))) * 100 <= overall.ci[1])
     print(f"{args.reps} simulated benchmarks × {len(suite.tasks)} tasks, n per task drawn from {N_CHOICES}\n")
-    print(f"{'metric':<13} " + "  ".join(f"n {lo}-{hi}".rjust(9) for lo, hi in BANDS))
-    worst = 1.0
-    for kind in ("accuracy", "kendall_tau", "rouge1", "similarity"):
-        cells = []
-        for band in BANDS:
-            v = hits[(kind, band)]
-            cov = float(np.mean(v)) if v else float("nan")
-            worst = min(worst, cov)
-            cells.append(f"{cov:9.3f}")
-        print(f"{kind:<13} " + "  ".join(cells))
-    per_task = float(np.mean([h for v in hits.values() for h in v]))
+    per_task, worst = coverage_table(hits)
     overall_cov = float(np.mean(overall_hits))
     print(f"\nper-task coverage, all n: {per_task:.3f} (lowest cell {worst:.3f})")
     print(f"overall-score coverage:   {overall_cov:.3f}")

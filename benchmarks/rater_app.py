@@ -32,17 +32,11 @@ from climedbench.apps.rater.store import Store  # noqa: E402
 from climedbench.core.types import Rating  # noqa: E402
 from tests.rater.helpers import form_fields, make_study  # noqa: E402
 from tests.support.rater_server import rater_server  # noqa: E402
+from tests.support.synthetic import rss_mb  # noqa: E402
 
 
 def pct(values: list[float], q: float) -> float:
     return float(np.percentile(values, q)) * 1000
-
-
-def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def load(args: argparse.Namespace, tmp: Path) -> None:

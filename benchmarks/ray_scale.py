@@ -51,25 +51,8 @@ from climedbench.models.endpoints import EndpointSpec  # noqa: E402
 from climedbench.models.registry import ModelOptions  # noqa: E402
 from climedbench.runner import RunOptions, plan_run, run_plan  # noqa: E402
 from tests.support.instant_server import get_stats, instant_server  # noqa: E402
-
-
-def make_items(path: Path, n: int) -> None:
-    """n distinct BKT-style items (five options, realistic length)."""
-    with path.open("w", encoding="utf-8") as fh:
-        for i in range(n):
-            stem = (f"患者{i}号，男，{20 + i % 60}岁，因反复上腹痛{i % 12 + 1}年、加重{i % 7 + 1}天入院。"
-                    "查体：剑突下压痛。")
-            opts = "\n".join(f"{x}. 选项{x}{i}：治疗方案{(i * 7 + k) % 97}" for k, x in enumerate("ABCDE"))
-            fh.write(json.dumps({"id": f"q{i}", "scenario": "BKT", "input": f"## 问题: {stem}最可能的诊断是\n"
-                                 f"## 选项: {opts}", "reference": "ABCDE"[i % 5]}, ensure_ascii=False) + "\n")
-
-
-def rss_mb() -> float:
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
+from tests.support.synthetic import bkt_items as make_items  # noqa: E402
+from tests.support.synthetic import rss_mb  # noqa: E402
 
 
 class RssSampler:
@@ -244,9 +227,11 @@ def main() -> None:
                     sent, twice = requests_sent(urls)
             finally:
                 executor.close()
-            print(f"worker killed at 25%: its restarted process sent results {marks['back'] - marks['kill']:.1f} s "
-                  f"later; all {done} items in {secs:.1f} s with start-up ({done / secs:.1f} items/s); {sent} requests "
-                  f"for {done} items ({twice} repeated); shards cut short: {executor.shards_interrupted}", flush=True)
+            back = (f"its restarted process sent results {marks['back'] - marks['kill']:.1f} s later"
+                    if "back" in marks else "the run ended before its restarted process sent results (too few items)")
+            print(f"worker killed at 25%: {back}; all {done} items in {secs:.1f} s with start-up "
+                  f"({done / secs:.1f} items/s); {sent} requests for {done} items ({twice} repeated); "
+                  f"shards cut short: {executor.shards_interrupted}", flush=True)
 
         if "kill-driver" not in skip:
             out = tmp / "kill-driver"

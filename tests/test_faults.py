@@ -24,34 +24,18 @@ from climedbench.cache import ResponseCache, request_key
 from climedbench.models.base import Completion, GenParams
 from climedbench.models.openai_compat import OpenAIBackend
 from climedbench.runner import RunOptions, plan_run
+from tests.support.cli import run_cli as cli
 from tests.support.fault_proxy import configure_proxy, fault_proxy, proxy_stats
 from tests.support.instant_server import answer_letter, get_stats, instant_server, reset_stats
+from tests.support.synthetic import short_items as make_items
 
 pytestmark = pytest.mark.model
 
 FAULTS = {"p_429": 0.15, "p_500": 0.1, "p_503": 0.1, "p_drop": 0.1, "p_truncate": 0.1}
 
 
-def cli(*args: str, env: dict[str, str] | None = None, check: bool = True, timeout: int = 600
-        ) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run([sys.executable, "-m", "climedbench.cli", *args], capture_output=True, text=True,
-                          timeout=timeout, env={**os.environ, **(env or {})})
-    if check and proc.returncode != 0:
-        raise AssertionError(f"exit {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}")
-    return proc
-
-
 def samples(run: Path) -> list[dict]:
     return [json.loads(x) for x in (run / "samples.jsonl").read_text().splitlines()]
-
-
-def make_items(path: Path, n: int) -> Path:
-    with path.open("w", encoding="utf-8") as fh:
-        for i in range(n):
-            opts = "\n".join(f"{x}. 方案{x}{i}" for x in "ABCD")
-            fh.write(json.dumps({"id": f"q{i:05d}", "scenario": "BKT", "input": f"## 问题: 第{i}题，患者{i}号首选？\n"
-                                 f"## 选项: {opts}", "reference": "ABCD"[i % 4]}, ensure_ascii=False) + "\n")
-    return path
 
 
 def test_a_run_through_faults_equals_a_direct_run(server_url, tmp_path):

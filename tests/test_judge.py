@@ -1,22 +1,17 @@
 """--extractor judge:MODEL — a judge re-reads only what the rules cannot, visibly, and strictly."""
 
 import json
-import subprocess
-import sys
 
 from climedbench.core.suite import load_suite
 from climedbench.core.types import Item
 from climedbench.judge import judge_prompt, parse_judge
+from tests.support.cli import run_cli
 
 from .support.instant_server import answer_letter, get_stats, instant_server, reset_stats
 
 
 def cli(*args, check=True):
-    proc = subprocess.run([sys.executable, "-m", "climedbench.cli", *args], capture_output=True, text=True,
-                          timeout=300)
-    if check and proc.returncode != 0:
-        raise AssertionError(proc.stderr)
-    return proc
+    return run_cli(*args, check=check, timeout=300)
 
 
 def _items(path, n=4):

@@ -4,24 +4,19 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 from climedbench.irt.binarize import binarize, mean_preserving_threshold, rescale, unscale
 from climedbench.irt.matrix import read_matrix
+from tests.support.cli import run_cli
 from tests.support.instant_server import get_stats, instant_server, reset_stats
 
 
 def cli(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run([sys.executable, "-m", "climedbench.cli", *args], capture_output=True, text=True,
-                          timeout=900, env=dict(os.environ))
-    if check and proc.returncode != 0:
-        raise AssertionError(f"exit {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}")
-    return proc
+    return run_cli(*args, check=check, timeout=900)
 
 
 def test_mean_preserving_threshold_preserves_the_mean():

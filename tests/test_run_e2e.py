@@ -1,24 +1,16 @@
 """`climedbench run` end to end with the real in-process model on the bundled demo set."""
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.support.cli import run_cli as cli
 
 pytestmark = pytest.mark.model
 
 SCENARIOS = "ID#1,CPR,KE,WTD"
 ARGS = ["--scenarios", SCENARIOS, "--limit", "1", "--max-tokens", "24", "--quiet"]
-
-
-def cli(*args: str, check: bool = True, timeout: int = 600) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run([sys.executable, "-m", "climedbench.cli", *args], capture_output=True, text=True,
-                          timeout=timeout)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"exit {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}")
-    return proc
 
 
 @pytest.fixture(scope="module")

@@ -1,23 +1,15 @@
 """A user's own benchmark (docs/examples/hospital): a suite YAML plus data in the documented record format."""
 
 import json
-import subprocess
-import sys
 
 import pytest
+
+from tests.support.cli import run_cli as cli
 
 from .conftest import ROOT
 
 SUITE = ROOT / "docs" / "examples" / "hospital" / "suite.yaml"
 DATA = ROOT / "docs" / "examples" / "hospital" / "data"
-
-
-def cli(*args, check=True):
-    proc = subprocess.run([sys.executable, "-m", "climedbench.cli", *args], capture_output=True, text=True,
-                          timeout=600)
-    if check and proc.returncode != 0:
-        raise AssertionError(proc.stderr)
-    return proc
 
 
 def test_validate_and_list_the_example_suite():

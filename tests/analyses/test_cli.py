@@ -1,20 +1,15 @@
 """`climedbench analyze …`, `perturb` and `nota` from the command line (constructed runs; no model)."""
 
 import json
-import subprocess
-import sys
 
 from tests.analyses.runs import make_run
+from tests.support.cli import run_cli
 
 BKT = [f"BKT-{k:03d}" for k in range(1, 11)]
 
 
 def cli(*args, check=True):
-    proc = subprocess.run([sys.executable, "-m", "climedbench.cli", *args], capture_output=True, text=True,
-                          timeout=300)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"exit {proc.returncode}\n{proc.stdout}\n{proc.stderr}")
-    return proc
+    return run_cli(*args, check=check, timeout=300)
 
 
 def test_analyze_cot_writes_the_contract_files(tmp_path):

@@ -6,12 +6,13 @@ import json
 import logging
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.support.cli import run_cli
 
 # Sample fields that differ between two runs of the same plan however they are executed: timing only.
 TIMING = ("latency",)
@@ -31,16 +32,6 @@ def ray_address() -> Iterator[str]:
         ray.shutdown()
 
 
-def make_items(path: Path, n: int, task: str = "BKT") -> Path:
-    """n distinct four-option items of one task."""
-    with path.open("w", encoding="utf-8") as fh:
-        for i in range(n):
-            opts = "\n".join(f"{x}. 方案{x}{i}" for x in "ABCD")
-            fh.write(json.dumps({"id": f"q{i:05d}", "scenario": task, "input": f"## 问题: 第{i}题，患者{i}号首选？\n"
-                                 f"## 选项: {opts}", "reference": "ABCD"[i % 4]}, ensure_ascii=False) + "\n")
-    return path
-
-
 def samples(run: Path) -> list[dict[str, Any]]:
     return [json.loads(x) for x in (run / "samples.jsonl").read_text(encoding="utf-8").splitlines()]
 
@@ -58,8 +49,4 @@ def figures(run: Path) -> dict[str, Any]:
 
 def cli(*args: str, env: dict[str, str] | None = None, check: bool = True, timeout: int = 300
         ) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run([sys.executable, "-m", "climedbench.cli", *args], capture_output=True, text=True,
-                          timeout=timeout, env={**os.environ, **(env or {})})
-    if check and proc.returncode != 0:
-        raise AssertionError(f"exit {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}")
-    return proc
+    return run_cli(*args, env=env, check=check, timeout=timeout)

@@ -18,9 +18,10 @@ from climedbench.models.endpoints import EndpointSpec, load_endpoints
 from climedbench.models.pool import PooledBackend
 from climedbench.models.registry import ModelOptions
 from climedbench.runner import RunOptions, plan_run, run_plan
-from tests.distributed.conftest import cli, make_items, samples
+from tests.distributed.conftest import cli, samples
 from tests.support.fault_proxy import fault_proxy, proxy_stats
 from tests.support.instant_server import answer_letter, get_stats, instant_server
+from tests.support.synthetic import short_items as make_items
 
 
 def run(opts: RunOptions):

@@ -28,8 +28,9 @@ from climedbench.executors.ray_driver import RayExecutor
 from climedbench.models.openai_compat import OpenAIBackend
 from climedbench.models.registry import ModelOptions
 from climedbench.runner import RunOptions, plan_run, run_plan
-from tests.distributed.conftest import cli, comparable, figures, make_items, samples
+from tests.distributed.conftest import cli, comparable, figures, samples
 from tests.support.instant_server import answer_letter, get_stats, instant_server
+from tests.support.synthetic import short_items as make_items
 
 
 def run(opts: RunOptions, executor: RayExecutor | None = None, progress=None):

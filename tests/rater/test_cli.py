@@ -4,24 +4,19 @@ and the bundled demo items; ratings are entered through the store as the web app
 import csv
 import io
 import json
-import subprocess
-import sys
 
 import pytest
 
 from climedbench.apps.rater.store import Store, Submission
 from tests.rater.helpers import MODELS, make_runs
+from tests.support.cli import run_cli
 
 ASPECTS = ("correctness", "completeness", "fluency", "friendliness")
 
 
 def cli(*args, check=True):
     """The real entry point in a child process (for what the user sees: exit codes, one-line errors)."""
-    proc = subprocess.run([sys.executable, "-m", "climedbench.cli", "rate", *args], capture_output=True, text=True,
-                          timeout=300)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"exit {proc.returncode}\n{proc.stdout}\n{proc.stderr}")
-    return proc
+    return run_cli("rate", *args, check=check, timeout=300)
 
 
 def run(*args):

@@ -17,17 +17,14 @@ import yaml
 
 from tests.report.conftest import open_page
 from tests.report.runs import run_through
+from tests.support.cli import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSPITAL = ROOT / "docs" / "examples" / "hospital"
 
 
 def cli(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run([sys.executable, "-m", "climedbench.cli", *args], capture_output=True, text=True,
-                          timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
-    if check and proc.returncode != 0:
-        raise AssertionError(f"exit {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}")
-    return proc
+    return run_cli(*args, env={"PYTHONPATH": str(ROOT / "src")}, check=check, timeout=300)
 
 
 def one_line_error(proc: subprocess.CompletedProcess[str]) -> str:
