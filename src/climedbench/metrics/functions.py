@@ -140,7 +140,9 @@ COCO_BETA = 1.2
 
 
 def _coco_tokens(text: str) -> list[str]:
-    return text.replace("\n", " ").split(" ")
+    """pycocoevalcap's ROUGE-L tokens: the text split at single spaces, as its `Rouge.calc_score` does (a newline or
+    a tab does not separate words there, and two spaces make an empty token; its BLEU splits at any whitespace)."""
+    return text.split(" ")
 
 
 def _lcs(a: Sequence[str], b: Sequence[str]) -> int:
