@@ -27,7 +27,7 @@ from climedbench.core.suite import load_suite
 from climedbench.data.loaders import load_items
 from climedbench.metrics import functions as fn
 from tests.support.cli import run_cli as cli
-from tests.support.instant_server import instant_server, get_stats
+from tests.support.instant_server import get_stats, instant_server
 from tests.support.synthetic import short_items
 
 FIXTURES = Path(__file__).parent / "fixtures"

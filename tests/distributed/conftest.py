@@ -50,3 +50,40 @@ def figures(run: Path) -> dict[str, Any]:
 def cli(*args: str, env: dict[str, str] | None = None, check: bool = True, timeout: int = 300
         ) -> subprocess.CompletedProcess[str]:
     return run_cli(*args, env=env, check=check, timeout=timeout)
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process exists and is not a zombie waiting to be reaped."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def shard_worker_pids() -> list[int]:
+    """Processes of Ray actors running climedbench's ShardWorker (Ray titles them `ray::ShardWorker…`)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmd = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if cmd.startswith(b"ray::ShardWorker") and _alive(int(entry.name)):
+                pids.append(int(entry.name))
+    return pids
+
+
+def wait_until_gone(pids: list[int] | None = None, timeout: float = 60.0) -> None:
+    """Block until the given processes (default: every ShardWorker actor) have ended; fail after `timeout`."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        left = [p for p in pids if _alive(p)] if pids is not None else shard_worker_pids()
+        if not left:
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"processes still running after {timeout} s: {left}")
+        time.sleep(0.02)

@@ -28,7 +28,7 @@ from climedbench.executors.ray_driver import RayExecutor
 from climedbench.models.openai_compat import OpenAIBackend
 from climedbench.models.registry import ModelOptions
 from climedbench.runner import RunOptions, plan_run, run_plan
-from tests.distributed.conftest import cli, comparable, figures, samples
+from tests.distributed.conftest import cli, comparable, figures, samples, shard_worker_pids, wait_until_gone
 from tests.support.instant_server import answer_letter, get_stats, instant_server
 from tests.support.synthetic import short_items as make_items
 
@@ -91,7 +91,7 @@ def test_a_worker_killed_mid_run_loses_nothing_and_nothing_finished_is_asked_aga
             if done >= 80 and not killed:
                 killed.append(executor.worker_pids[0])
                 os.kill(killed[0], signal.SIGKILL)
-                time.sleep(0.1)  # the worker is gone; what it had answered is in the cache
+                wait_until_gone([killed[0]])  # the worker is gone: what it had answered is in the cache
                 before.update(cached_keys(cache))
 
         try:
@@ -131,10 +131,11 @@ def test_the_driver_killed_mid_run_then_the_same_command_resumes(ray_address, tm
             if f.exists() and f.read_text(encoding="utf-8").count("\n") >= 40:
                 break
             time.sleep(0.02)
+        assert shard_worker_pids()  # the driver's workers are running (what wait_until_gone waits for below)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
         written = samples(out)
-        time.sleep(0.5)  # the dead driver's workers are stopped by Ray; anything they finished is in the cache
+        wait_until_gone()  # Ray stops the dead driver's workers: once they are gone, what they finished is cached
         before = cached_keys(cache)
         assert 40 <= len(written) < n and {s["uid"] for s in written} <= {f"BKT/test/q{i:05d}" for i in range(n)}
         proc2 = cli(*args, "--json")

@@ -138,15 +138,17 @@ def test_a_study_file_is_never_overwritten(study, tmp_path):
 
 
 def test_failed_lookups_block_a_client_only_within_the_window():
-    import time
-
     from climedbench.apps.rater.app import FailureLimiter
 
-    limiter = FailureLimiter(limit=2, window=0.3)
+    now = [1000.0]  # a clock the test moves: the window is checked at its edges, not by sleeping
+    limiter = FailureLimiter(limit=2, window=30.0, clock=lambda: now[0])
     limiter.fail("10.0.0.1")
     assert limiter.retry_after("10.0.0.1") == 0
+    now[0] += 10.0
     limiter.fail("10.0.0.1")
-    assert limiter.retry_after("10.0.0.1") >= 1
+    assert limiter.retry_after("10.0.0.1") == 21  # the first failure leaves the window 20 s from now
     assert limiter.retry_after("10.0.0.2") == 0  # another client is not affected
-    time.sleep(0.35)
-    assert limiter.retry_after("10.0.0.1") == 0  # the failures have left the window
+    now[0] += 19.5
+    assert limiter.retry_after("10.0.0.1") == 1  # still blocked half a second before the edge
+    now[0] += 0.5
+    assert limiter.retry_after("10.0.0.1") == 0  # the first failure has left the window

@@ -20,6 +20,7 @@ import socket
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -77,9 +78,10 @@ class FailureLimiter:
     """Failed token lookups per client in a sliding window; a client over the limit is refused until the
     oldest failure leaves the window. Valid lookups are never counted."""
 
-    def __init__(self, limit: int = 10, window: float = 600.0) -> None:
+    def __init__(self, limit: int = 10, window: float = 600.0, clock: Callable[[], float] = time.monotonic) -> None:
         self.limit = limit
         self.window = window
+        self.clock = clock
         self._failures: dict[str, deque[float]] = {}
         self._lock = threading.Lock()
 
@@ -91,7 +93,7 @@ class FailureLimiter:
 
     def retry_after(self, client: str) -> int:
         """Seconds until the client may try again (0: it may now)."""
-        now = time.monotonic()
+        now = self.clock()
         with self._lock:
             q = self._recent(client, now)
             if len(q) < self.limit:
@@ -99,7 +101,7 @@ class FailureLimiter:
             return max(1, int(q[0] + self.window - now) + 1)
 
     def fail(self, client: str) -> None:
-        now = time.monotonic()
+        now = self.clock()
         with self._lock:
             self._recent(client, now).append(now)
             if len(self._failures) > 10000:  # forget clients with no failure in the window: memory stays bounded
