@@ -131,11 +131,17 @@ def test_data_card_matches_the_data():
     assert generated == card.tables().strip(), "run: python scripts/data_card.py --write"
 
 
+NEW_RULES = {"longest option other than the shown reference", "the one option with dosing instructions",
+             "the one option with a number", "the one option with parentheses", "the one option with a negation",
+             "the one option with absolute wording"}
+
+
 def test_no_option_only_rule_beats_chance_by_more_than_15_points(demo, suite):
     """Rules that never read the case (longest option, agreement with the other options, wording shared with the
-    question, key position, always-X) find the key at most 15 points above chance in every choice scenario of the
-    bundled demo set, test and dev split. The one exception is by design: FTT's key is the none-of-the-above option,
-    always the last letter."""
+    question, FIT's longest option other than the shown reference, the one option with dosing instructions / a number /
+    parentheses / a negation / absolute wording, key position, always-X) find the key at most 15 points above chance in
+    every choice scenario of the bundled demo set, test and dev split. The one exception is by design: FTT's key is the
+    none-of-the-above option, always the last letter."""
     from climedbench.audit import audit_items
 
     choice_codes = {sc.code for sc in suite.tasks if sc.answer == "single"}
@@ -146,10 +152,17 @@ def test_no_option_only_rule_beats_chance_by_more_than_15_points(demo, suite):
         for a in audits:
             assert a.n >= MIN_DEV and {r.rule for r in a.rules} >= {
                 "longest option", "agrees with the other options", "shares wording with the question"}, a.task
+            assert {r.rule for r in a.rules} >= NEW_RULES - {"longest option other than the shown reference"}, a.task
+            if a.task == "FIT":
+                assert a.rule("longest option other than the shown reference").n == a.n  # every FIT item shows one
             for r in a.rules:
-                by_design = a.task in FIXED_LETTER and r.rule in ("always E", "most frequent key position")
+                by_design = a.task in FIXED_LETTER and r.rule in ("always E", "most frequent key position",
+                                                                  "always none of the above")
                 if not by_design and 100 * (r.accuracy - r.chance) > 15:
                     over.append((a.task, split, r.rule, round(100 * r.accuracy), round(100 * r.chance)))
         ftt = next(a for a in audits if a.task == "FTT")
         assert next(r for r in ftt.rules if r.rule == "always E").accuracy == 1.0  # the by-design exception holds
+        assert ftt.rule("always none of the above").accuracy == 1.0
+        mc = next(a for a in audits if a.task == "MC")
+        assert mc.rule("the one option with dosing instructions").n <= 2, split  # doses on the key and distractors
     assert over == []
