@@ -34,6 +34,7 @@ def test_records_carry_provenance_and_a_rationale(demo, suite):
         assert it.rationale and len(it.rationale) >= 20, it.uid
         assert it.specialty and it.source and it.synthetic is not None, it.uid
         assert it.rationale not in it.input, it.uid  # never shown to the model
+        assert not re.search(r"（注[：:]|原页面|climedbench", it.input), it.uid  # no text meant for editors
     official = [i for i in demo.items if i.synthetic is False]
     assert sorted(i.task for i in official) == sorted(suite.codes)  # one official example each
     assert all("CliMedBench" in (i.source or "") for i in official)
