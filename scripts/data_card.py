@@ -19,7 +19,8 @@ from climedbench.core.types import Item
 from climedbench.data.loaders import load_items
 
 BASELINE_RULES = ("longest option", "agrees with the other options", "shares wording with the question",
-                  "most frequent key position")
+                  "longest option other than the shown reference", "most frequent key position",
+                  "always none of the above")
 BY_DESIGN = {"FTT": "E"}  # FTT's key is the none-of-the-above option by construction of the scenario
 
 BEGIN = "<!-- BEGIN GENERATED: python scripts/data_card.py --write -->"
@@ -62,8 +63,16 @@ def tables() -> str:
     return "\n".join(out)
 
 
-def _pct(audit: TaskAudit, rule: str) -> int:
-    return round(100 * next(r for r in audit.rules if r.rule == rule).accuracy)
+def _pct(audit: TaskAudit, rule: str) -> str:
+    r = audit.rule(rule)
+    return "–" if r is None or not r.n else str(round(100 * r.accuracy))
+
+
+def _features(audit: TaskAudit) -> str:
+    """The one-option-with-a-feature rules that apply: key rate % (items where exactly one option has it)."""
+    rules = [r for r in audit.rules if r.rule.startswith("the one option with ") and r.n]
+    return ", ".join(f"{r.rule.removeprefix('the one option with ')} {100 * r.accuracy:.0f} (n {r.n})"
+                     for r in rules) or "–"
 
 
 def baselines(items: list[Item], suite: Suite) -> list[str]:
@@ -72,17 +81,24 @@ def baselines(items: list[Item], suite: Suite) -> list[str]:
     dev = {a.task: a for a in audit_items(items, suite, "dev")}
     out = ["### Option-only baselines", "",
            "How often a rule that never reads the case picks the key (% of items, test / dev split), computed by "
-           "`climedbench audit-items` (src/climedbench/audit.py); chance is the mean of 1/k over the items.", "",
+           "`climedbench audit-items` (src/climedbench/audit.py); chance is the mean of 1/k over the items (for FIT's "
+           "longest option other than the shown reference, 1/(k-1)). A rule that ties picks one of the tied options at "
+           "random (credited 1/t). The last columns: among the items where exactly one option has a surface feature, "
+           "how often that option is the key, test split then dev split (n = such items); – = no such item.", "",
            "| scenario | items | chance | longest option | agrees with the other options | "
-           "shares wording with the question | most frequent key position |", "|---|---|---|---|---|---|---|"]
+           "shares wording with the question | longest other than the shown reference | most frequent key position | "
+           "always none of the above | the one option with a feature: test | … dev |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
     worst = (0.0, "", "", "")
     for code, a in test.items():
         d = dev[code]
         out.append(f"| {code} | {a.n} / {d.n} | {100 * a.chance:.0f} / {100 * d.chance:.0f} | "
-                   + " | ".join(f"{_pct(a, r)} / {_pct(d, r)}" for r in BASELINE_RULES) + " |")
+                   + " | ".join(f"{_pct(a, r)} / {_pct(d, r)}" for r in BASELINE_RULES)
+                   + f" | {_features(a)} | {_features(d)} |")
         for split, audit in (("test", a), ("dev", d)):
             for r in audit.rules:
-                if code in BY_DESIGN and r.rule in (f"always {BY_DESIGN[code]}", "most frequent key position"):
+                if code in BY_DESIGN and r.rule in (f"always {BY_DESIGN[code]}", "most frequent key position",
+                                                    "always none of the above"):
                     continue
                 if r.excess_points > worst[0]:
                     worst = (r.excess_points, code, r.rule, split)
@@ -90,9 +106,10 @@ def baselines(items: list[Item], suite: Suite) -> list[str]:
         always = {s: next(r for r in audit.rules if r.rule == f"always {letter}")
                   for s, audit in (("test", test[code]), ("dev", dev[code]))}
         out += ["", f"{code}'s key is by design the none-of-the-above option (`以上均不对`, always the last letter "
-                f"{letter}): the correct treatment was removed from the options, so always answering {letter} finds "
-                f"the key in {100 * always['test'].accuracy:.0f}% of test and {100 * always['dev'].accuracy:.0f}% of "
-                "dev items. This is the scenario's construction, not a leak."]
+                f"{letter}): the correct treatment was removed from the options, so always answering {letter} (or the "
+                f"none-of-the-above option) finds the key in {100 * always['test'].accuracy:.0f}% of test and "
+                f"{100 * always['dev'].accuracy:.0f}% of dev items. This is the scenario's construction, not a leak, "
+                "but read any FTT score next to that baseline: a model that always answers 以上均不对 scores 100."]
     out += ["", f"Outside that, the rule that beats chance by the most is '{worst[2]}' in {worst[1]} "
             f"({worst[3]} split), {worst[0]:.1f} points above chance (tests/test_demo_data.py requires at most 15)."]
     return out

@@ -140,7 +140,7 @@ DEV = [
      "Rozanolixizumab is a humanized IgG4 monoclonal antibody given by weekly subcutaneous infusion in cycles for "
      "adults with generalized myasthenia gravis who are anti-acetylcholine receptor or anti-MuSK antibody positive.",
      "What is the target of rozanolixizumab?",
-     ["Neonatal Fc receptor (FcRn)", "Complement component C5", "CD19", "Acetylcholine receptor"], "A",
+     ["Neonatal Fc receptor (FcRn)", "Complement component C5", "CD19", "Nicotinic acetylcholine receptor (AChR)"], "A",
      "Rozanolixizumab blocks the neonatal Fc receptor, preventing IgG recycling and lowering circulating IgG including "
      "pathogenic autoantibodies. C5 is the target of eculizumab and zilucoplan, CD19 of inebilizumab; the "
      "acetylcholine receptor is the autoantigen, not the drug target."),
@@ -174,8 +174,8 @@ DEV = [
      "Etrasimod is a once-daily oral drug approved for adults with moderately to severely active ulcerative colitis. "
      "It retains lymphocytes in lymph nodes, reducing their migration to the inflamed gut.",
      "What type of drug is etrasimod?",
-     ["Janus kinase inhibitor", "Sphingosine 1-phosphate receptor modulator", "Alpha-4 beta-7 integrin antagonist",
-      "Interleukin-23 antibody"], "B",
+     ["Janus kinase inhibitor", "Sphingosine 1-phosphate receptor modulator",
+      "Anti-alpha-4 beta-7 integrin monoclonal antibody", "Interleukin-23 antibody"], "B",
      "Etrasimod is a sphingosine 1-phosphate receptor modulator (S1P1, S1P4 and S1P5), like ozanimod. Tofacitinib and "
      "upadacitinib are JAK inhibitors, vedolizumab is an alpha-4 beta-7 integrin antibody, and mirikizumab is an "
      "IL-23 antibody."),
@@ -185,7 +185,7 @@ DEV = [
      "endocrine therapy.",
      "What is the target of capivasertib?",
      ["Phosphoinositide 3-kinase alpha", "Mechanistic target of rapamycin", "AKT (AKT1, AKT2 and AKT3)",
-      "Cyclin-dependent kinases 4 and 6"], "C",
+      "Cyclin-dependent kinases 4 and 6 (CDK4/6)"], "C",
      "Capivasertib is an ATP-competitive inhibitor of all three AKT isoforms. Alpelisib and inavolisib inhibit "
      "PI3K-alpha, everolimus inhibits mTOR, and palbociclib, ribociclib and abemaciclib inhibit CDK4/6."),
 ]

@@ -4,7 +4,18 @@ import json
 import subprocess
 import sys
 
-from climedbench.audit import agrees_with_others, audit_task, longest, shares_question_wording
+import pytest
+
+from climedbench.audit import (
+    agrees_with_others,
+    audit_task,
+    catch_all,
+    has_feature,
+    longest,
+    longest_but_shown,
+    only_with,
+    shares_question_wording,
+)
 from climedbench.core.types import Item
 
 
@@ -53,4 +64,54 @@ def test_cli_audit_of_the_demo_names_the_ftt_design():
     data = json.loads(proc.stdout)
     ftt = next(t for t in data["tasks"] if t["task"] == "FTT")
     assert ftt["key_shares"] == {"E": 100.0} and "always E" in ftt["flagged"]  # by design: none of the above
+    assert "always none of the above" in ftt["flagged"]
     assert {t["task"] for t in data["tasks"]} >= {"ID#1", "BKT", "CS", "DS", "FIT", "FTT", "MC"}
+
+
+def _fit(i, options, answer, shown):
+    return Item(id=str(i), task="FIT", input="## 问题: 题干", options=options, answer=answer, misleading_answer=shown)
+
+
+def test_the_one_option_with_a_feature_counts_only_items_where_exactly_one_option_has_it():
+    dose = "；口服，一次6g，一日2次"
+    items = [  # by hand: items 0-2 have exactly one dosed option (the key in 0 and 1, a distractor in 2)
+        _item(0, {"A": "甲丸" + dose, "B": "乙丸", "C": "丙丸", "D": "丁丸"}, "A"),
+        _item(1, {"A": "甲丸", "B": "乙丸" + dose, "C": "丙丸", "D": "丁丸"}, "B"),
+        _item(2, {"A": "甲丸", "B": "乙丸", "C": "丙丸" + dose, "D": "丁丸"}, "A"),
+        _item(3, {"A": "甲丸" + dose, "B": "乙丸" + dose, "C": "丙丸", "D": "丁丸"}, "A"),  # two: not counted
+        _item(4, {"A": "甲丸", "B": "乙丸", "C": "丙丸", "D": "丁丸"}, "D"),  # none: not counted
+    ]
+    audit = audit_task("MC", items)
+    dosing = audit.rule("the one option with dosing instructions")
+    assert (dosing.correct, dosing.n, dosing.chance) == (2, 3, 0.25)
+    assert dosing.flagged  # 67% against 25%
+    assert only_with(items[0], "dosing instructions") == "A" and only_with(items[3], "dosing instructions") is None
+    assert audit.rule("the one option with parentheses").n == 0
+    # a catch-all option does not count as a negation; a real negation does
+    nota = _item(5, {"A": "甲", "B": "乙", "C": "丙", "D": "以上均不对"}, "D")
+    assert not has_feature(nota.options["D"], "a negation") and catch_all(nota) == "D"
+    assert has_feature("无需复诊", "a negation") and has_feature("not indicated", "a negation")
+    assert not has_feature("Once 5 mg", "parentheses") and has_feature("CT肺动脉造影（CTPA）", "parentheses")
+
+
+def test_longest_other_than_the_shown_reference_and_ties_credited_one_over_t():
+    items = [
+        _fit(0, {"A": "长长长长长长", "B": "长长长长", "C": "短", "D": "短", "E": "短"}, "B", "A"),  # B: 1
+        _fit(1, {"A": "长长长长", "B": "长长长长", "C": "短", "D": "短", "E": "长长长长长长"}, "A", "E"),  # A,B tie: 1/2
+        _fit(2, {"A": "短", "B": "长长长", "C": "短", "D": "短", "E": "短"}, "C", "D"),  # B: 0
+    ]
+    audit = audit_task("FIT", items)
+    r = audit.rule("longest option other than the shown reference")
+    assert r.n == 3 and r.correct == 1.5 and r.chance == 0.25 and r.tied == 1  # chance 1/(5-1)
+    assert longest_but_shown(items[0]) == "B" and longest_but_shown(items[1]) is None
+    plain = audit.rule("longest option")  # the shown A/E is longest in items 0 and 1: 0 + 0 + 0
+    assert plain.correct == 0 and plain.chance == pytest.approx(0.2)
+
+
+def test_always_none_of_the_above_is_measured_where_a_catch_all_option_exists():
+    items = [_item(i, {"A": "甲方案", "B": "乙方案", "C": "丙方案", "D": "丁方案", "E": "以上均不对"},
+                   "E" if i < 3 else "A") for i in range(4)]
+    audit = audit_task("FTT", items)
+    r = audit.rule("always none of the above")
+    assert (r.correct, r.n, r.chance) == (3, 4, 0.2) and r.flagged
+    assert audit_task("BKT", [_item(0, {"A": "甲", "B": "乙"}, "A")]).rule("always none of the above") is None

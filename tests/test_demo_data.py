@@ -34,6 +34,7 @@ def test_records_carry_provenance_and_a_rationale(demo, suite):
         assert it.rationale and len(it.rationale) >= 20, it.uid
         assert it.specialty and it.source and it.synthetic is not None, it.uid
         assert it.rationale not in it.input, it.uid  # never shown to the model
+        assert not re.search(r"（注[：:]|原页面|climedbench", it.input), it.uid  # no text meant for editors
     official = [i for i in demo.items if i.synthetic is False]
     assert sorted(i.task for i in official) == sorted(suite.codes)  # one official example each
     assert all("CliMedBench" in (i.source or "") for i in official)
@@ -131,11 +132,17 @@ def test_data_card_matches_the_data():
     assert generated == card.tables().strip(), "run: python scripts/data_card.py --write"
 
 
+NEW_RULES = {"longest option other than the shown reference", "the one option with dosing instructions",
+             "the one option with a number", "the one option with parentheses", "the one option with a negation",
+             "the one option with absolute wording"}
+
+
 def test_no_option_only_rule_beats_chance_by_more_than_15_points(demo, suite):
     """Rules that never read the case (longest option, agreement with the other options, wording shared with the
-    question, key position, always-X) find the key at most 15 points above chance in every choice scenario of the
-    bundled demo set, test and dev split. The one exception is by design: FTT's key is the none-of-the-above option,
-    always the last letter."""
+    question, FIT's longest option other than the shown reference, the one option with dosing instructions / a number /
+    parentheses / a negation / absolute wording, key position, always-X) find the key at most 15 points above chance in
+    every choice scenario of the bundled demo set, test and dev split. The one exception is by design: FTT's key is the
+    none-of-the-above option, always the last letter."""
     from climedbench.audit import audit_items
 
     choice_codes = {sc.code for sc in suite.tasks if sc.answer == "single"}
@@ -146,10 +153,48 @@ def test_no_option_only_rule_beats_chance_by_more_than_15_points(demo, suite):
         for a in audits:
             assert a.n >= MIN_DEV and {r.rule for r in a.rules} >= {
                 "longest option", "agrees with the other options", "shares wording with the question"}, a.task
+            assert {r.rule for r in a.rules} >= NEW_RULES - {"longest option other than the shown reference"}, a.task
+            if a.task == "FIT":
+                assert a.rule("longest option other than the shown reference").n == a.n  # every FIT item shows one
             for r in a.rules:
-                by_design = a.task in FIXED_LETTER and r.rule in ("always E", "most frequent key position")
+                by_design = a.task in FIXED_LETTER and r.rule in ("always E", "most frequent key position",
+                                                                  "always none of the above")
                 if not by_design and 100 * (r.accuracy - r.chance) > 15:
                     over.append((a.task, split, r.rule, round(100 * r.accuracy), round(100 * r.chance)))
         ftt = next(a for a in audits if a.task == "FTT")
         assert next(r for r in ftt.rules if r.rule == "always E").accuracy == 1.0  # the by-design exception holds
+        assert ftt.rule("always none of the above").accuracy == 1.0
+        mc = next(a for a in audits if a.task == "MC")
+        assert mc.rule("the one option with dosing instructions").n <= 2, split  # doses on the key and distractors
     assert over == []
+
+
+def _blatchford(urea_mmol_l: float, hb_g_dl: float, male: bool, sbp: int, pulse: int, melena: bool, syncope: bool,
+                hepatic: bool, cardiac_failure: bool) -> int:
+    """Glasgow-Blatchford score (Blatchford et al., Lancet 2000;356:1318), from its published table."""
+    score = next((p for lo, p in ((25, 6), (10, 4), (8, 3), (6.5, 2)) if urea_mmol_l >= lo), 0)
+    hb_bands = ((12, 1), (10, 3), (0, 6)) if male else ((10, 1), (0, 6))
+    top = 13 if male else 12
+    score += 0 if hb_g_dl >= top else next(p for lo, p in hb_bands if hb_g_dl >= lo)
+    score += 0 if sbp >= 110 else 1 if sbp >= 100 else 2 if sbp >= 90 else 3
+    return score + (pulse >= 100) + melena + 2 * (syncope + hepatic + cardiac_failure)
+
+
+def test_clinicbench_hospsumm_gi_bleed_states_the_blatchford_score_its_own_values_give():
+    """HospSumm test item 4 (test.json:20): the score stated in the note and in the reference summary is the one the
+    note's admission values give (BUN in mg/dL x 0.357 = urea in mmol/L)."""
+    from climedbench.core.suite import load_suite
+
+    items = load_items(None, load_suite("clinicbench"), tasks=["HospSumm"]).items
+    it = next(i for i in items if i.split == "test" and "Glasgow-Blatchford" in i.input)
+    note = it.input
+    num = lambda pattern: float(re.search(pattern, note).group(1))  # noqa: E731
+    computed = _blatchford(urea_mmol_l=num(r"BUN (\d+)") * 0.357, hb_g_dl=num(r"Hemoglobin (\d+\.\d)"),
+                           male="Mr. ___" in note, sbp=int(num(r"BP (\d+)/")), pulse=int(num(r"HR (\d+)")),
+                           melena="Melena" in note, syncope=bool(re.search(r"(?<!and )syncope", note)),
+                           hepatic="No stigmata of chronic liver disease" not in note,
+                           cardiac_failure="heart failure" in note.lower())
+    assert _blatchford(20.7, 7.9, True, 94, 118, True, False, False, False) == 14  # by hand: 4 + 6 + 2 + 1 + 1
+    stated = int(re.search(r"Glasgow-Blatchford score (\d+)", note).group(1))
+    assert stated == computed
+    assert f"Glasgow-Blatchford score of {computed}" in it.reference

@@ -439,8 +439,9 @@ def audit_items_cmd(
     json_out: Annotated[bool, typer.Option("--json", help="Print the audit as JSON.")] = False,
 ) -> None:
     """Answer cues in choice items: option-only rules (longest option, agreement among options, wording shared
-    with the question, key position, always-X) against chance, key balance, near-duplicates, options that
-    repeat the case."""
+    with the question, the longest option other than a shown reference, the one option with a feature such as
+    dosing instructions or parentheses, always none-of-the-above, key position, always-X) against chance, key
+    balance, near-duplicates, options that repeat the case. --json lists every rule with n and p."""
     from rich.table import Table
 
     from climedbench.audit import audit_items
@@ -458,17 +459,27 @@ def audit_items_cmd(
         return
     table = Table(title=f"{s.title}: option-only rules vs chance ({path or 'bundled demo set'}, {split} split; "
                         "% of items; * flagged)", title_justify="left")
-    for col in ("Task", "n", "chance", "longest", "agrees w/ others", "question wording", "top key",
-                "key shares", "near-dup", "option in case"):
+    for col in ("Task", "n", "chance", "longest", "agrees w/ others", "question wording", "longest ≠ shown ref",
+                "one option with a feature (worst, n)", "none of the above", "top key", "key shares", "near-dup",
+                "option in case"):
         table.add_column(col, justify="left" if col in ("Task", "key shares") else "right")
     def cell(rules: list[Any], name: str) -> str:
-        r = next(x for x in rules if x.rule == name)
-        return f"{100 * r.accuracy:.0f}{'*' if r.flagged else ''}"
+        r = next((x for x in rules if x.rule == name), None)
+        return "–" if r is None or not r.n else f"{100 * r.accuracy:.0f}{'*' if r.flagged else ''}"
+
+    def worst_feature(rules: list[Any]) -> str:
+        lone = [x for x in rules if x.rule.startswith("the one option with ") and x.n]
+        if not lone:
+            return "–"
+        r = max(lone, key=lambda x: x.excess_points)
+        return (f"{r.rule.removeprefix('the one option with ')} {100 * r.accuracy:.0f}{'*' if r.flagged else ''} "
+                f"({r.n})")
 
     for a in audits:
         table.add_row(a.task, str(a.n), f"{100 * a.chance:.0f}", cell(a.rules, "longest option"),
                       cell(a.rules, "agrees with the other options"), cell(a.rules, "shares wording with the question"),
-                      cell(a.rules, "most frequent key position"),
+                      cell(a.rules, "longest option other than the shown reference"), worst_feature(a.rules),
+                      cell(a.rules, "always none of the above"), cell(a.rules, "most frequent key position"),
                       " ".join(f"{k}{100 * v:.0f}" for k, v in a.key_shares.items()),
                       str(len(a.near_duplicates)), str(len(a.options_in_case)))
     from climedbench.report.tables import print_table
