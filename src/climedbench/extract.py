@@ -267,7 +267,7 @@ _ALSO = re.compile(r"\s*(?:也|亦|同样|(?i:also|as well|too)\b)")
 # A response cut off in the middle of its option-by-option analysis ("…\nB. 急性前壁心肌梗死：").
 _TRUNCATED_TAIL = re.compile(rf"(?:^|\n)[ \t]*{_OPEN}?{_LETTER}{_CLOSE}?\s*[.、:：)][^\n]*(?:[:：,，、(（]|—|-|–)\s*$")
 # A response that stops mid-sentence: on a comma or colon, or on a word that cannot end a sentence.
-_DANGLING_END = re.compile(r"(?:[,，、:：;；(（]|(?<![\u4e00-\u9fff])(?:但|而|和|及|的)|"
+_DANGLING_END = re.compile(r"(?:[,，、:：;；(（]|(?<![\u4e00-\u9fff])(?:但|而|和|及|的)|因此|所以|因为|由于|故而|"
                            r"(?<=\s)(?:is|are|was|the|of|to|and|but|or|with|because|which))\s*$")
 _CONDITIONAL = re.compile(r"如果|若是|假如|倘若|(?<!倘)若(?!干)|(?i:\bif\b)")
 # A clause that only offers its letter as a possibility ("可以选择A", "可能需要选择E", "it could be B"); not the
