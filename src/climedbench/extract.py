@@ -127,7 +127,7 @@ def clean_response(text: str) -> str | None:
 _MARKERS_ZH = (
     r"最终答案|最后答案|正确答案|参考答案|标准答案|本题答案|(?<![错误考])答案|正确选项|最佳选项|最佳答案|正确的选项|"
     r"正确的是|正确的为|正确的有|正确项|答(?=\s*[:：])|剩下的?|剩余的?|只剩|修正为|更正为|(?:修正|更正)(?=\s*[:：])|改选|对应选项|对应|我的回答|回答|我选的|"
-    r"(?:错误|不正确|不恰当|不妥)的(?:是|为)|最(?:恰当|合适|符合|相符|贴切|佳|准确|可能|正确)的[^。\n，,A-Z]{0,12}?(?:是|为)|"
+    r"(?:错误|不正确|不恰当|不妥|有误|除外)的(?:选项|说法|描述|叙述|表述|一项|项)?(?:是|为)|最(?:恰当|合适|符合|相符|贴切|佳|准确|可能|正确)的[^。\n，,A-Z]{0,12}?(?:是|为)|"
     r"正确的[^。\n，,A-Z]{1,10}?(?:是|为|有|包括)|"
     r"故本题选|本题选|故选|应选|当选|可选|选择|选用|应用|宜用|选项应为|选项为|首选|应首选|维持|坚持|而是|即为|即|"
     r"(?:综上所述|综上|因此|所以|因而|故而|故)[^A-Z\n。]{0,14}?(?:选|是|为|在于)|"
@@ -136,15 +136,22 @@ _MARKERS_ZH = (
     r"(?:^|(?<=[。\n:：]))\s*选项(?=\s*[A-Z]\s*[。.!！]?\s*(?:\n|$))"
 )
 _MARKERS_EN = (
-    r"final answers?|the(?: [a-z\-]+){0,3} answers?(?: choices?)? (?:is|are|would be|should be)|(?<![a-z] )\banswer is|"
+    r"final answers?|the(?: [a-z\-]+){0,3} answers?(?: choices?)? (?:is|are|would be|should be|includes?)|"
+    r"(?<![a-z] )\banswer is|"
     r"\bso\s*[:：]|"
     r"the (?:best|most (?:likely|appropriate)|correct|right|first)(?: [a-z\-]+){0,3} (?:is|would be)|"
     r"(?:corresponds? to|matches|consistent with)(?: option)?|"
-    r"(?<![a-z])correct (?:option|choice|answer)s?(?: (?:is|are|would be)|\s*[:=]|(?=\s*[-—–]\s*[A-Z]\b))|"
+    r"(?<![a-z])(?:correct|right|true) (?:option|choice|answer|statement|one|response)s?"
+    r"(?: (?:is|are|would be|include)|\s*[:=]|(?=\s*[-—–]\s*[A-Z]\b))|"
     r"answers?\"?\s*[:=]|"
     r"answer(?=\s*\n)|answer(?=\s*[-—–]+\s*[A-Z]\b)|"
     r"(?:i|i'd|i’d|i would|i will|i'll|we) (?:would |will )?(?:choose|select|pick|go with)|"
-    r"(?:choose|select|pick|go with)|\b(?:hence|thus|therefore)[,:]?\s*(?=options?\b|\(?[A-Z]\b)"
+    r"(?:choose|select|pick|go with)|\b(?:hence|thus|therefore)[,:]?\s*(?=options?\b|\(?[A-Z]\b)|"
+    # The answer to a question that asks for the false statement or the exception.
+    r"the(?: [a-z\-]+){0,2} (?:incorrect|false|wrong|untrue|inaccurate) "
+    r"(?:statement|option|choice|answer|one|assertion) (?:is|would be)|the exception (?:is|would be)|"
+    r"\b(?:that|which) (?:(?:is|are|does|do|should|would|can|could|will)(?: not|n't)\b[^.\n]{0,60}?\b|"
+    r"(?:is|are) (?:incorrect|false|wrong|untrue|inaccurate) )(?:is|would be)"
 )
 _LETTER = r"[A-Z]"
 # A letter that stands alone: not part of a word, abbreviation, vitamin, blood group, ultrasound ...
@@ -155,24 +162,35 @@ _OPEN = r"(?:\(|\[|【|「|『|〔)"
 _CLOSE = r"(?:\)|\]|】|」|』|〕)"
 # A parenthetical gloss after a letter: "A（抗Sm抗体）、B（抗ds-DNA抗体）".
 _PAREN = r"(?:\s*(?:（[^（）\n]{2,40}）|\([^()\n]{2,40}\)))"
-# Between bracketed letters: "(A)(C)(E)".
-_BRACKET_JOIN = r"(?:[ \t]*[)\]】」』〕][ \t]*[(\[【「『〔])"
+# Between bracketed letters: "(A)(C)(E)", "(A), (C) and (E)".
+_BRACKET_JOIN = (r"(?:[ \t]*[)\]】」』〕][ \t]*(?:(?:[,、;&]|和|及|与|以及|(?i:and))[ \t]*)*[(\[【「『〔])")
 # A run is concatenated letters ("ACD") or separated ones ("A、C 和 D", "(A)(C)"), not a mix: in "应选ABCE，D项……"
 # the D after the comma starts a new clause.
-_SEPARATED = rf"(?:(?:{_JOIN}|{_BRACKET_JOIN}){_LETTER}{_PAREN}?)+"
+_SEPARATED = rf"(?:(?:{_JOIN}|{_BRACKET_JOIN}){_LETTER}(?:项(?![:：]))?{_PAREN}?)+"
 # "AB和D": a concatenated run may be closed by 和/及/and and one more letter.
 _CONCAT = rf"{_LETTER}+(?:[ \t]*(?:和|及|与|以及|(?i:and))[ \t]*{_LETTER})?"
-_LETTER_RUN = (rf"{_NOT_BEFORE}{_OPEN}?\s*({_LETTER}{_PAREN}?(?:{_CONCAT}|{_SEPARATED})?)"
+_LETTER_RUN = (rf"{_NOT_BEFORE}{_OPEN}?\s*({_LETTER}(?:项(?={_SEPARATED}))?{_PAREN}?(?:{_CONCAT}|{_SEPARATED})?)"
                rf"[ \t]*{_CLOSE}?{_NOT_AFTER}")
 _AFTER_MARKER = (r"(?:是|为|有|包括|应为|应该是|就是|还是|仍是|仍然是|应修正为|修正为|更正为|改为|选项|选|项|"
                  r"[:：=]|】|\]|→|->|—|–|-(?!\s*\d)|\"|(?i:options?|is|would be)|\s)*")
 # Case-insensitive only where English words are matched: option letters are capitals.
 _MARKER_RE = re.compile(rf"(?:{_MARKERS_ZH}|(?i:{_MARKERS_EN}))\s*{_AFTER_MARKER}\s*{_LETTER_RUN}")
-# "B 正确", "选项B是正确的", "B项最合适", "ABC均正确", "只有D符合题意", "option B is correct"
+# "B 正确", "选项B是正确的", "B项最合适", "ABC均正确", "A、B、D三项正确", "只有D符合题意", "option B is correct",
+# "A, C and D are correct", "B and C are both true", "B is the answer"
 _POSITIVE_RE = re.compile(
-    rf"(?:选项|(?i:option)\s*)?{_LETTER_RUN}(?:\s*项|\s*选项)?(?:,?\s*[\"“][^\"”\n]{{1,80}}[\"”],?)?\s*"
+    rf"(?:选项|(?i:options?)\s*)?{_LETTER_RUN}(?:\s*项|\s*选项)?(?:,?\s*[\"“][^\"”\n]{{1,80}}[\"”],?)?\s*"
+    rf"(?:[二两三四五六七八]\s*(?:项|个选项|个)|的?(?:说法|描述|叙述|表述))?\s*"
     rf"(?:均|都|也)?\s*(?:是|为)?\s*(?:正确|最正确|最合适|最佳|最恰当|对的|对(?=[，,。.；;！!、\s]|$)|符合题意|"
-    rf"(?i:is (?:the )?(?:correct|right|best)(?: answer| choice| option)?))"
+    rf"(?i:(?:is|are) (?:both |all )?(?:the )?(?:(?:correct|right|best|true|most appropriate)"
+    rf"(?: answers?| choices?| options?| statements?)?|answers?)\b))"
+)
+# "C is the exception", "B is the incorrect one", "option C is the one that is NOT …": the answer to a question
+# that asks for the false statement.
+_ODD_ONE_OUT = re.compile(
+    rf"(?:(?i:option|statement|choice)\s*)?{_LETTER_RUN}\s*(?:\([^()\n]{{2,40}}\))?\s*(?i:is|would be)\s+the\s+"
+    r"(?i:only\s+)?"
+    r"(?i:exception|(?:incorrect|false|wrong|untrue|inaccurate|odd)\s+(?:one|statement|option|choice|answer)|"
+    r"(?:one|option|statement|choice|answer)\s+(?:that|which)\s+(?:is|are|does|do|should|would|can|could)(?:\s+not|n't))\b"
 )
 # "除A外其余均错误" (the exception is the answer) / "除了B和D以外都正确" (the complement is)
 _EXCEPT_RE = re.compile(
@@ -198,7 +216,13 @@ _COUNTED_ABOVE = re.compile(
     rf"((?:^|\n)(?:[ \t]*{_OPEN}?{_LETTER}{_CLOSE}?\s*[.、:：)][^\n]*\n)+)\s*以上\s*([二两三四五六七八]|\d)\s*(?:项|个)"
     r"(?:选项)?\s*(?:均|都|皆)\s*(?:为|是|正确|对|属于)"
 )
-_EXCEPT_EN = re.compile(rf"(?i:all(?: of the (?:options|choices|answers))? except)\s+{_LETTER_RUN}")
+_EXCEPT_EN = re.compile(r"(?i:\b(?:all|each|every|any)\b[^.\n]{0,60}?\bexcept(?: for)?"
+                        rf"(?: (?:statement|option|choice)s?)?)\s+{_LETTER_RUN}")
+# "以下各项均是……的表现，除了B项。": the exception closing its sentence.
+_EXCEPT_TAIL = re.compile(
+    rf"(?<![排剔删切免解])除(?:了)?\s*{_LETTER_RUN}\s*项?\s*(?:之外|以外|外)?\s*(?=[。.!！;；]|$)")
+# A sentence that says the others are false: its exception is the one that is true.
+_FALSE_OTHERS = re.compile(r"错误|不正确|不对|不是|不属于|(?<![a-z])(?i:incorrect|wrong|false|not)\b")
 _ALL_RE = re.compile(r"以上(?:选项|各项|答案|说法)?(?:均|都|全|皆)(?:是)?(?:正确|对)|以上(?:均|都|皆)是|"
                      r"全选|都选|全部(?:选|正确)|"
                      r"all (?:of )?the (?:above|options)(?: are correct)?", re.I)
@@ -220,8 +244,8 @@ def _special_options(option_texts: dict[str, str] | None, valid: str) -> dict[st
             out["all"] = k
     return out
 _NEGATION_AFTER = re.compile(
-    r"^[ \t]*(?:项|选项)?[ \t]*(?:是|为)?[ \t]*(?:并不|不|并非|不是|非|错误|有误|is (?:not|incorrect|wrong)|"
-    r"incorrect|wrong|是错|错)"
+    r"^[ \t]*(?:项|选项)?[ \t]*(?:是|为)?[ \t]*(?:并不|不|并非|不是|非|错误|有误|"
+    r"(?:is|are) (?:not|incorrect|wrong|false)|incorrect|wrong|是错|错)"
 )
 _NEGATION_BEFORE = re.compile(r"(?:不是|而不是|并非|不应选|不选|排除|而非|not|rather than|instead of)\s*$", re.I)
 # A response that opens with its answer letter ("B. 狼疮性肾炎……", "选项C"), not with a list of letters.
@@ -262,6 +286,68 @@ _ANSWER_HEDGE = re.compile(
     + _NO_SUITABLE_OPTION + "|"
     r"(?i:cannot determine (?:a|the|one) (?:single )?answer)"
 )
+# A conclusion that no option is correct ("以上选项均不正确", "答案：无", "None of the options provided is correct",
+# "Answer: N/A", "…, which is not among the choices"); not one about the OTHER options ("其余选项均不正确").
+# "以上均不对" / "none of the above" may also be the text of the last option: see `_no_option_correct`.
+_NONE_ABOVE = re.compile(
+    r"(?<!其他)(?<!其余)(?<!其它)(?<!剩下)(?<!另外)(?:以上|上述)(?:的)?(?:选项|答案|各项|说法|备选答案)?"
+    r"(?:均|都|全|皆)(?:不是(?:正确答案|正确的|最佳答案)?|不(?:完全)?(?:正确|对|准确|合适|恰当|符合)|错误|有误)|"
+    r"(?i:\b(?:final answer|answer|the answer is)\s*[:=]?\s*[\"']?none of the above)"
+)
+_NONE_CORRECT = re.compile(
+    r"(?<!其他)(?<!其余)(?<!其它)(?<!剩下)(?<!另外)(?:所有|全部|[四五六]个)(?:的)?(?:选项|答案|各项|说法|备选答案)?"
+    r"(?:均|都|全|皆)(?:不是(?:正确答案|正确的|最佳答案)?|不(?:完全)?(?:正确|对|准确|合适|恰当|符合)|错误|有误)|"
+    r"没有(?:一个)?(?:合适|正确|恰当)的?(?:答案|选项)|没有正确答案|无正确(?:答案|选项)|无答案可选|"
+    r"选项中(?:并)?没有(?:这一?项|这个选项|正确答案|该项)|(?:答案|正确答案)\s*[:：]?\s*(?:为|是)?\s*无(?=[\s。.，,;；(（]|$)|"
+    r"(?i:none of (?:the )?(?:listed |given |provided |above |available |answer )?"
+    r"(?:options|choices|answers|answer choices)(?: provided| listed| given)? (?:is|are) "
+    r"(?:fully |entirely |completely |strictly )?"
+    r"(?:correct|right|true|accurate|the (?:correct|right) answer)|"
+    r"no (?:option|choice|answer) (?:is|was) (?:correct|right)|there is no (?:correct|right) (?:answer|option|choice)|"
+    r"(?:is|are) not (?:listed|among the (?:options|choices|answers|answer choices))|"
+    r"\bnot (?:one )?(?:of|among) the (?:options|choices)(?: provided| given| listed)?\b|"
+    r"none of (?-i:[A-Z])\s*(?:-|–|—|to)\s*(?-i:[A-Z])\b|"
+    r"\b(?:final answer|answer|the answer is)\s*[:=]?\s*[\"']?(?:none(?! of the above)|n/?a)\b)"
+)
+# Every option rejected in one statement: "选项A、B、C、D均不符合题意", "A, B, C and D are all incorrect".
+_ALL_REJECTED = re.compile(
+    rf"{_LETTER_RUN}\s*(?:项|选项)?\s*(?:[二两三四五六七八]\s*(?:项|个选项|个))?\s*(?:均|都|全)\s*(?:不|错误|有误)|"
+    rf"{_LETTER_RUN}\s+(?i:are (?:all )?(?:incorrect|wrong|false))"
+)
+
+
+def _no_option_correct(text: str, valid: str, start: int = 0, above_counts: bool = True) -> bool:
+    """The response, from `start` on, concludes that no option is correct. With `above_counts` False, "以上均不对" /
+    "none of the above" do not count (they may name the item's last option, whose text is not known)."""
+    if _NONE_CORRECT.search(text, start) or (above_counts and _NONE_ABOVE.search(text, start)):
+        return True
+    return any(set(_letters_in(m.group(1) or m.group(2))) == set(valid) for m in _ALL_REJECTED.finditer(text, start))
+
+
+# A second option endorsed beside the answer of a single-answer item: "D is also correct", "C也可以。", "正确答案是A，C
+# 同样正确", "A and C are both appropriate". ("C也可以作为辅助" is an aside, not an endorsement.)
+_SECOND_ENDORSED = re.compile(
+    rf"{_NOT_BEFORE}([A-Z]){_NOT_AFTER}(?:项|选项)?\s*(?:也|亦|同样|也同样|同样也)\s*(?:是)?\s*"
+    r"(?:正确(?:的)?|对(?:的)?|可以|可选|可行|合理|正确答案|符合题意)(?=\s*[。.，,;；!！)）]|\s*$)|"
+    rf"{_NOT_BEFORE}\(?([A-Z])\)?{_NOT_AFTER}(?:\s*\([^()\n]{{2,40}}\))?\s+(?i:(?:is|would be|seems|could be)\s+"
+    r"(?:also|equally)\s+(?:an?\s+)?(?:correct|right|acceptable|valid|reasonable|appropriate|true|good)\b|"
+    r"(?:is|would be) (?:correct|right|acceptable|valid) (?:as well|too)\b)|"
+    rf"{_NOT_BEFORE}([A-Z]){_NOT_AFTER}\s+(?i:and|or)\s+([A-Z]){_NOT_AFTER}\s+(?i:are|would be)\s+(?i:both|equally)\s+"
+    r"(?i:correct|right|appropriate|acceptable|valid|reasonable|true)\b"
+)
+
+
+def _second_endorsed(text: str, answer: str, valid: str) -> bool:
+    """Another option than `answer` is endorsed as correct too, outside a question or a condition."""
+    for m in _SECOND_ENDORSED.finditer(text):
+        letters = {g for g in m.groups() if g} & set(valid)
+        sentence = re.split(r"[。.!！?？\n]", text[:m.start()])[-1]
+        rest = re.split(r"[。.!！\n]", text[m.end():], maxsplit=1)[0]
+        if letters - {answer} and not _CONDITIONAL.search(sentence) and "?" not in rest and "？" not in rest:
+            return True
+    return False
+
+
 _TENTATIVE = re.compile(r"(?:可能|也许|或许|大概|是不是|(?i:maybe|possibly|perhaps))\s*(?:是|选|为|应该)?\s*$")
 _ALSO = re.compile(r"\s*(?:也|亦|同样|(?i:also|as well|too)\b)")
 # A response cut off in the middle of its option-by-option analysis ("…\nB. 急性前壁心肌梗死：").
@@ -371,18 +457,25 @@ def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None, m
         if _NEGATION_BEFORE.search(before) or not letters:
             continue
         add(m.start(), letters)
+    # An exception ("除A外其余均错误", "all of the options except D are …", "…，除了B项。"): with one answer to give it
+    # is the answer (of an EXCEPT question, or the one left when the others are wrong); with several, the others
+    # are, unless the sentence says the others are wrong.
     for m in _EXCEPT_RE.finditer(text):
         named = [x for x in _letters_in(m.group(1) or m.group(3)) if x in valid]
-        if not named:
-            continue
-        if m.group(2) in ("错误", "不正确", "不对", "错"):
-            add(m.start(), named)
-        else:
-            add(m.start(), [x for x in valid if x not in named])
-    for m in _EXCEPT_EN.finditer(text):
-        named = [x for x in _letters_in(m.group(1)) if x in valid]
         if named:
-            add(m.start(), [x for x in valid if x not in named])
+            others_wrong = m.group(2) in ("错误", "不正确", "不对", "错")
+            add(m.start(), named if others_wrong or not multi else [x for x in valid if x not in named])
+    for rx in (_EXCEPT_EN, _EXCEPT_TAIL):
+        for m in rx.finditer(text):
+            named = [x for x in _letters_in(m.group(1)) if x in valid]
+            sentence = re.split(r"[。.!！?？\n]", text[:m.start()])[-1] + text[m.start():m.end() + 40].split("\n")[0]
+            if named:
+                others_wrong = bool(_FALSE_OTHERS.search(sentence))
+                add(m.start(), named if others_wrong or not multi else [x for x in valid if x not in named])
+    for m in _ODD_ONE_OUT.finditer(text):
+        named = [x for x in _letters_in(m.group(1)) if x in valid]
+        if len(named) == 1:
+            add(m.start(), named)
     special = special or {}
     for m in _ALL_RE.finditer(text):
         if _NEGATION_BEFORE.search(text[max(0, m.start() - 8):m.start()]):
@@ -452,8 +545,11 @@ def _self_contradiction(text: str, valid: str) -> bool:
                for (p1, _, a), (_, e2, b) in itertools.pairwise(strong))
 
 
-def _decide(hits: list[tuple[int, list[str], bool]], text: str) -> tuple[list[str] | None, str]:
-    """The final answer among the hits: the last definite one; tentative ones only if they agree."""
+def _decide(hits: list[tuple[int, list[str], bool]], text: str, valid: str, none_option: bool | None = False
+            ) -> tuple[list[str] | None, str]:
+    """The final answer among the hits: the last definite one; tentative ones only if they agree. A conclusion
+    after it that no option is correct cancels it, unless the item has a 'none of the above' option (`none_option`
+    True), or may have one (None: option texts unknown) and the answer is the last option."""
     definite = [h for h in hits if not h[2]]
     if definite:
         pos, letters, _ = definite[-1]
@@ -464,6 +560,9 @@ def _decide(hits: list[tuple[int, list[str], bool]], text: str) -> tuple[list[st
             return None, "inconsistent"
         if _ANSWER_HEDGE.search(text, pos):
             return None, "hedge_after_answer"
+        above_counts = none_option is False or letters != [valid[-1]]
+        if none_option is not True and _no_option_correct(text, valid, pos, above_counts):
+            return None, "no_option_correct"
         return letters, "marker"
     distinct = {tuple(h[1]) for h in hits}
     if len(distinct) == 1:
@@ -676,7 +775,19 @@ def _echo_end(text: str) -> int:
 
 def extract_choice(response: str, options: str, *, multi: bool = False,
                    option_texts: dict[str, str] | None = None) -> Extraction:
-    """The chosen letter (single) or sorted letter set (multi) among `options`, e.g. 'ABCDE'."""
+    """The chosen letter (single) or sorted letter set (multi) among `options`, e.g. 'ABCDE'. A single answer with
+    a second option endorsed beside it ("The answer is B. D is also correct.") is a hedge: no answer."""
+    found = _read_choice(response, options, multi=multi, option_texts=option_texts)
+    if not multi and isinstance(found.answer, str):
+        text = clean_response(response) or ""
+        if _second_endorsed(text, found.answer, options.upper()):
+            return Extraction(None, "second_option_endorsed")
+    return found
+
+
+def _read_choice(response: str, options: str, *, multi: bool = False,
+                 option_texts: dict[str, str] | None = None) -> Extraction:
+    """The cascade of rules behind `extract_choice`, most explicit first."""
     text = clean_response(response)
     if text is None:
         return Extraction(None, "unterminated_reasoning")
@@ -692,7 +803,8 @@ def extract_choice(response: str, options: str, *, multi: bool = False,
         before = text[:invented.start()]
         if _marker_hits(before, valid) or _STANDALONE_START.match(before):
             text = before
-    hits = _marker_hits(text, valid, _special_options(option_texts, valid), multi)
+    special = _special_options(option_texts, valid)
+    hits = _marker_hits(text, valid, special, multi)
     listed = _listed(text, multi)
     if listed and (not hits or listed[0] >= hits[-1][0]):
         hits.append(listed)
@@ -709,7 +821,8 @@ def extract_choice(response: str, options: str, *, multi: bool = False,
     if unfinished and not _STRONG_ANSWER.search(text):
         return Extraction(None, "truncated")
     if hits:
-        letters, method = _decide(hits, text)
+        none_option = True if "none" in special else (False if option_texts else None)
+        letters, method = _decide(hits, text, valid, none_option)
         if letters is None:
             return Extraction(None, method)
         chosen = sorted(set(letters))
@@ -722,6 +835,8 @@ def extract_choice(response: str, options: str, *, multi: bool = False,
         return Extraction(None, "marker_ambiguous")
     if _HEDGE.search(text):
         return Extraction(None, "hedge")
+    if "none" not in special and _no_option_correct(text, valid):
+        return Extraction(None, "no_option_correct")
     marked = _marked_options(text, {k: v for k, v in (option_texts or {}).items() if k in valid})
     if marked is not None and (multi or len(marked) == 1):
         return Extraction(marked, "marked_lines")
