@@ -143,7 +143,7 @@ _MARKERS_EN = (
     r"(?:corresponds? to|matches|consistent with)(?: option)?|"
     r"(?<![a-z])(?:correct|right|true) (?:option|choice|answer|statement|one|response)s?"
     r"(?: (?:is|are|would be|include)|\s*[:=]|(?=\s*[-—–]\s*[A-Z]\b))|"
-    r"answers?\"?\s*[:=]|"
+    r"answers?\"?\s*[:=]|(?<![a-z])(?<![a-z] )(?:correct|true)(?=\s*[:：])|"
     r"answer(?=\s*\n)|answer(?=\s*[-—–]+\s*[A-Z]\b)|"
     r"(?:i|i'd|i’d|i would|i will|i'll|we) (?:would |will )?(?:choose|select|pick|go with)|"
     r"(?:choose|select|pick|go with)|\b(?:hence|thus|therefore)[,:]?\s*(?=options?\b|\(?[A-Z]\b)|"
@@ -195,7 +195,7 @@ _ODD_ONE_OUT = re.compile(
 # "除A外其余均错误" (the exception is the answer) / "除了B和D以外都正确" (the complement is)
 _EXCEPT_RE = re.compile(
     rf"除(?:了)?\s*{_LETTER_RUN}\s*项?\s*(?:以)?外[^。\n]{{0,10}}?(?:均|都|全)\s*(?:是)?\s*"
-    r"(错误|不正确|不对|错|正确|对|符合)|"
+    r"(错误|不正确|不对|错|正确|对|符合|属于|是|为)|"
     # "除E外，其余选项均为肝硬化失代偿期的表现": the others are what the question asks for.
     rf"除(?:了)?\s*{_LETTER_RUN}\s*项?\s*(?:以)?外?\s*[,，]?\s*(?:其余|其他|其它)(?:选项|各项|几项)?\s*(?:均|都|皆)\s*"
     r"(为|是|属于|对|正确)",
@@ -299,9 +299,9 @@ _NONE_CORRECT = re.compile(
     r"(?:均|都|全|皆)(?:不是(?:正确答案|正确的|最佳答案)?|不(?:完全)?(?:正确|对|准确|合适|恰当|符合)|错误|有误)|"
     r"没有(?:一个)?(?:合适|正确|恰当)的?(?:答案|选项)|没有正确答案|无正确(?:答案|选项)|无答案可选|"
     r"选项中(?:并)?没有(?:这一?项|这个选项|正确答案|该项)|(?:答案|正确答案)\s*[:：]?\s*(?:为|是)?\s*无(?=[\s。.，,;；(（]|$)|"
-    r"(?i:none of (?:the )?(?:listed |given |provided |above |available |answer )?"
-    r"(?:options|choices|answers|answer choices)(?: provided| listed| given)? (?:is|are) "
-    r"(?:fully |entirely |completely |strictly )?"
+    r"(?i:none of (?:(?!other|remaining|rest|incorrect|wrong|remaining)[a-z]+ ){0,3}"
+    r"(?:options|choices|answers|answer choices)(?: provided| listed| given| here| above)? (?:is|are) "
+    r"(?:actually |really |fully |entirely |completely |strictly )?"
     r"(?:correct|right|true|accurate|the (?:correct|right) answer)|"
     r"no (?:option|choice|answer) (?:is|was) (?:correct|right)|there is no (?:correct|right) (?:answer|option|choice)|"
     r"(?:is|are) not (?:listed|among the (?:options|choices|answers|answer choices))|"
@@ -330,16 +330,18 @@ _SECOND_ENDORSED = re.compile(
     rf"{_NOT_BEFORE}([A-Z]){_NOT_AFTER}(?:项|选项)?\s*(?:也|亦|同样|也同样|同样也)\s*(?:是)?\s*"
     r"(?:正确(?:的)?|对(?:的)?|可以|可选|可行|合理|正确答案|符合题意)(?=\s*[。.，,;；!！)）]|\s*$)|"
     rf"{_NOT_BEFORE}\(?([A-Z])\)?{_NOT_AFTER}(?:\s*\([^()\n]{{2,40}}\))?\s+(?i:(?:is|would be|seems|could be)\s+"
-    r"(?:also|equally)\s+(?:an?\s+)?(?:correct|right|acceptable|valid|reasonable|appropriate|true|good)\b|"
+    r"(?:also|equally)\s+(?:an?\s+)?(?:correct|right|acceptable|valid|appropriate|true)\b|"
     r"(?:is|would be) (?:correct|right|acceptable|valid) (?:as well|too)\b)|"
     rf"{_NOT_BEFORE}([A-Z]){_NOT_AFTER}\s+(?i:and|or)\s+([A-Z]){_NOT_AFTER}\s+(?i:are|would be)\s+(?i:both|equally)\s+"
-    r"(?i:correct|right|appropriate|acceptable|valid|reasonable|true)\b"
+    r"(?i:correct|right|appropriate|acceptable|valid|true)\b"
 )
 
 
 def _second_endorsed(text: str, answer: str, valid: str) -> bool:
-    """Another option than `answer` is endorsed as correct too, outside a question or a condition."""
-    for m in _SECOND_ENDORSED.finditer(text):
+    """Another option than `answer` is endorsed as correct too, after the last mention of the answer ("B and D are
+    both correct, but B is the best" settles on B), outside a question or a condition."""
+    mentions = [m.start() for m in re.finditer(rf"{_NOT_BEFORE}{answer}{_NOT_AFTER}", text)]
+    for m in _SECOND_ENDORSED.finditer(text, mentions[-1] if mentions else 0):
         letters = {g for g in m.groups() if g} & set(valid)
         sentence = re.split(r"[。.!！?？\n]", text[:m.start()])[-1]
         rest = re.split(r"[。.!！\n]", text[m.end():], maxsplit=1)[0]
@@ -851,6 +853,8 @@ def _read_choice(response: str, options: str, *, multi: bool = False,
     if len(opening) == 1 and not echoed:
         return Extraction(opening[0], "leading_option_text")  # "四君子汤。\n\n本方由……"
     m = _STANDALONE_START.match(text)
+    if m and _NEGATION_AFTER.match(text[m.end(1):]):
+        m = None  # "A项不符合。……": the response opens by rejecting A
     if m and m.group(1).upper() in valid and not echoed:
         if multi:
             run = re.match(rf"^\s*({_LETTER}(?:{_JOIN}?{_LETTER})*){_NOT_AFTER}", text)
