@@ -147,6 +147,8 @@ _MARKERS_EN = (
     r"answer(?=\s*\n)|answer(?=\s*[-—–]+\s*[A-Z]\b)|"
     r"(?:i|i'd|i’d|i would|i will|i'll|we) (?:would |will )?(?:choose|select|pick|go with)|"
     r"(?:choose|select|pick|go with)|\b(?:hence|thus|therefore)[,:]?\s*(?=options?\b|\(?[A-Z]\b)|"
+    r"\b(?:makes?|making|leaves?|leaving)(?= (?:option )?\(?[A-Z]\)? the (?:correct |right |best |only )?"
+    r"(?:answer|choice|option)\b)|"
     # The answer to a question that asks for the false statement or the exception.
     r"the(?: [a-z\-]+){0,2} (?:incorrect|false|wrong|untrue|inaccurate) "
     r"(?:statement|option|choice|answer|one|assertion) (?:is|would be)|the exception (?:is|would be)|"
@@ -181,6 +183,7 @@ _POSITIVE_RE = re.compile(
     rf"(?:选项|(?i:options?)\s*)?{_LETTER_RUN}(?:\s*项|\s*选项)?(?:,?\s*[\"“][^\"”\n]{{1,80}}[\"”],?)?\s*"
     rf"(?:[二两三四五六七八]\s*(?:项|个选项|个)|的?(?:说法|描述|叙述|表述))?\s*"
     rf"(?:均|都|也)?\s*(?:是|为)?\s*(?:正确|最正确|最合适|最佳|最恰当|对的|对(?=[，,。.；;！!、\s]|$)|符合题意|"
+    rf"(?:本题|该题|此题)?的?(?:正确|最佳|最终)?答案|"
     rf"(?i:(?:is|are) (?:both |all )?(?:the )?(?:(?:correct|right|best|true|most appropriate)"
     rf"(?: answers?| choices?| options?| statements?)?|answers?)\b))"
 )
@@ -329,8 +332,9 @@ def _no_option_correct(text: str, valid: str, start: int = 0, above_counts: bool
 _SECOND_ENDORSED = re.compile(
     rf"{_NOT_BEFORE}([A-Z]){_NOT_AFTER}(?:项|选项)?\s*(?:也|亦|同样|也同样|同样也)\s*(?:是)?\s*"
     r"(?:正确(?:的)?|对(?:的)?|可以|可选|可行|合理|正确答案|符合题意)(?=\s*[。.，,;；!！)）]|\s*$)|"
-    rf"{_NOT_BEFORE}\(?([A-Z])\)?{_NOT_AFTER}(?:\s*\([^()\n]{{2,40}}\))?\s+(?i:(?:is|would be|seems|could be)\s+"
-    r"(?:also|equally)\s+(?:an?\s+)?(?:correct|right|acceptable|valid|appropriate|true)\b|"
+    rf"{_NOT_BEFORE}\(?([A-Z])\)?{_NOT_AFTER}(?:\s*\([^()\n]{{2,40}}\))?\s+(?i:(?:(?:is|seems)\s+(?:also|equally)|"
+    r"(?:would|could|might|may|can)\s+(?:also|equally)\s+be|(?:would|could) be\s+(?:also|equally))\s+"
+    r"(?:an?\s+)?(?:correct|right|acceptable|valid|appropriate|true)\b|"
     r"(?:is|would be) (?:correct|right|acceptable|valid) (?:as well|too)\b)|"
     rf"{_NOT_BEFORE}([A-Z]){_NOT_AFTER}\s+(?i:and|or)\s+([A-Z]){_NOT_AFTER}\s+(?i:are|would be)\s+(?i:both|equally)\s+"
     r"(?i:correct|right|appropriate|acceptable|valid|true)\b"
@@ -458,6 +462,8 @@ def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None, m
         letters = _letters_in(m.group(1))
         if _NEGATION_BEFORE.search(before) or not letters:
             continue
+        if not multi and _ALSO.search(m.group(0)):
+            continue  # "答案：C（B也正确）": a second option endorsed is no answer of its own (see _second_endorsed)
         add(m.start(), letters)
     # An exception ("除A外其余均错误", "all of the options except D are …", "…，除了B项。"): with one answer to give it
     # is the answer (of an EXCEPT question, or the one left when the others are wrong); with several, the others
@@ -572,7 +578,8 @@ def _decide(hits: list[tuple[int, list[str], bool]], text: str, valid: str, none
     return None, "hedge"
 
 
-_LIST_LINE = rf"[ \t]*(?:[-*•]|\d+[.、)])?[ \t]*{_OPEN}?({_LETTER}){_CLOSE}?{_NOT_AFTER}(?:[.、:：)]|[ \t])[^\n]*"
+_LIST_LINE = (rf"[ \t]*(?:[-*•]|\d+[.、)])?[ \t]*{_OPEN}?({_LETTER}){_CLOSE}?{_NOT_AFTER}"
+              r"(?:(?:[.、:：)]|[ \t])[^\n]*|(?=\n|$))")  # "- A …", or the letter alone on its line
 _LIST_STRONG = re.compile(rf"(?:{_MARKERS_ZH}|(?i:{_MARKERS_EN}))\s*[:：]?[ \t]*\n((?:{_LIST_LINE}\n?)+)")
 # For multi-answer items any line ending in a colon may introduce the chosen options.
 _LIST_ANY = re.compile(rf"[:：][ \t]*\n((?:{_LIST_LINE}\n?)+)")
