@@ -123,11 +123,21 @@ def clean_response(text: str) -> str | None:
 # ---------------------------------------------------------------------------------------------
 # Choice answers
 
+# The answer to a question that asks for the false statement or the exception: "the incorrect statement is",
+# "the exception is", "the statement that is not true is", "错误的选项是", "不正确的说法为", "除外的是".
+_ODD_MARKERS_EN = (
+    r"the(?: [a-z\-]+){0,2} (?:incorrect|false|wrong|untrue|inaccurate) "
+    r"(?:statement|option|choice|answer|one|assertion) (?:is|would be)|the exception (?:is|would be)|"
+    r"\b(?:that|which) (?:(?:is|are|does|do|should|would|can|could|will)(?: not|n't)\b[^.\n]{0,60}?\b|"
+    r"(?:is|are) (?:incorrect|false|wrong|untrue|inaccurate) )(?:is|would be)"
+)
+_ODD_MARKERS_ZH = r"(?:错误|不正确|不恰当|不妥|有误|除外)的(?:选项|说法|描述|叙述|表述|一项|项)?(?:是|为)"
 # Phrases that introduce an answer; the letter(s) follow within a few characters.
 _MARKERS_ZH = (
     r"最终答案|最后答案|正确答案|参考答案|标准答案|本题答案|(?<![错误考])答案|正确选项|最佳选项|最佳答案|正确的选项|"
     r"正确的是|正确的为|正确的有|正确项|答(?=\s*[:：])|剩下的?|剩余的?|只剩|修正为|更正为|(?:修正|更正)(?=\s*[:：])|改选|对应选项|对应|我的回答|回答|我选的|"
-    r"(?:错误|不正确|不恰当|不妥|有误|除外)的(?:选项|说法|描述|叙述|表述|一项|项)?(?:是|为)|最(?:恰当|合适|符合|相符|贴切|佳|准确|可能|正确)的[^。\n，,A-Z]{0,12}?(?:是|为)|"
+    + _ODD_MARKERS_ZH + "|"
+    r"最(?:恰当|合适|符合|相符|贴切|佳|准确|可能|正确)的[^。\n，,A-Z]{0,12}?(?:是|为)|"
     r"正确的[^。\n，,A-Z]{1,10}?(?:是|为|有|包括)|"
     r"故本题选|本题选|故选|应选|当选|可选|选择|选用|应用|宜用|选项应为|选项为|首选|应首选|维持|坚持|而是|即为|即|"
     r"(?:综上所述|综上|因此|所以|因而|故而|故)[^A-Z\n。]{0,14}?(?:选|是|为|在于)|"
@@ -148,12 +158,7 @@ _MARKERS_EN = (
     r"(?:i|i'd|i’d|i would|i will|i'll|we) (?:would |will )?(?:choose|select|pick|go with)|"
     r"(?:choose|select|pick|go with)|\b(?:hence|thus|therefore)[,:]?\s*(?=options?\b|\(?[A-Z]\b)|"
     r"\b(?:makes?|making|leaves?|leaving)(?= (?:option )?\(?[A-Z]\)? the (?:correct |right |best |only )?"
-    r"(?:answer|choice|option)\b)|"
-    # The answer to a question that asks for the false statement or the exception.
-    r"the(?: [a-z\-]+){0,2} (?:incorrect|false|wrong|untrue|inaccurate) "
-    r"(?:statement|option|choice|answer|one|assertion) (?:is|would be)|the exception (?:is|would be)|"
-    r"\b(?:that|which) (?:(?:is|are|does|do|should|would|can|could|will)(?: not|n't)\b[^.\n]{0,60}?\b|"
-    r"(?:is|are) (?:incorrect|false|wrong|untrue|inaccurate) )(?:is|would be)"
+    r"(?:answer|choice|option)\b)|" + _ODD_MARKERS_EN
 )
 _LETTER = r"[A-Z]"
 # A letter that stands alone: not part of a word, abbreviation, vitamin, blood group, ultrasound ...
@@ -248,7 +253,8 @@ def _special_options(option_texts: dict[str, str] | None, valid: str) -> dict[st
     return out
 _NEGATION_AFTER = re.compile(
     r"^[ \t]*(?:项|选项)?[ \t]*(?:是|为)?[ \t]*(?:并不|不|并非|不是|非|错误|有误|"
-    r"(?:is|are) (?:not|incorrect|wrong|false)|incorrect|wrong|是错|错)"
+    r"(?:is|are|was|were)(?: also)? (?:not|incorrect|wrong|false)|would(?: also)? be (?:incorrect|wrong|false)|"
+    r"incorrect|wrong|是错|错)"
 )
 _NEGATION_BEFORE = re.compile(r"(?:不是|而不是|并非|不应选|不选|排除|而非|not|rather than|instead of)\s*$", re.I)
 # A response that opens with its answer letter ("B. 狼疮性肾炎……", "选项C"), not with a list of letters.
@@ -307,6 +313,7 @@ _NONE_CORRECT = re.compile(
     r"(?:actually |really |fully |entirely |completely |strictly )?"
     r"(?:correct|right|true|accurate|the (?:correct|right) answer)|"
     r"no (?:option|choice|answer) (?:is|was) (?:correct|right)|there is no (?:correct|right) (?:answer|option|choice)|"
+    r"the (?:correct|right) answer (?:is|was) not (?:provided|given|listed|included|available|present|among|one of)|"
     r"(?:is|are) not (?:listed|among the (?:options|choices|answers|answer choices))|"
     r"\bnot (?:one )?(?:of|among) the (?:options|choices)(?: provided| given| listed)?\b|"
     r"none of (?-i:[A-Z])\s*(?:-|–|—|to)\s*(?-i:[A-Z])\b|"
@@ -369,6 +376,7 @@ _CLAUSE_TENTATIVE = re.compile(
 )
 # Two different letters offered as alternatives: "either A or E", "(B) or … (E)", "可能是A也可能是C", "A或C均可".
 _DISJUNCTION = re.compile(
+    rf"{_NOT_BEFORE}([A-Z]){_NOT_AFTER}\s*[(（]\s*(?i:or|或者?)\s*([A-Z])\s*[)）]|"  # "B (or D)"
     rf"(?i:\beither\b)[^.\n。]{{0,40}}?{_NOT_BEFORE}\(?([A-Z])\)?{_NOT_AFTER}[^.\n。]{{0,60}}?(?i:\bor\b)[^.\n。]{{0,60}}?"
     rf"{_NOT_BEFORE}\(?([A-Z])\)?{_NOT_AFTER}|"
     rf"(?i:\b(?:could|might|may) be\b)[^.\n。]{{0,60}}?\(([A-Z])\)[^.\n。]{{0,20}}?(?i:\bor\b)[^.\n。]{{0,60}}?"
@@ -444,7 +452,7 @@ def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None, m
         hits.append((pos, letters, tentative))
 
     for m in _MARKER_RE.finditer(text):
-        after = text[m.end():m.end() + 12]
+        after = text[m.end():m.end() + 24]
         before = text[max(0, m.start() - 8):m.start()]
         letters = _letters_in(m.group(1))
         if _NEGATION_BEFORE.search(before):
@@ -462,8 +470,14 @@ def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None, m
         letters = _letters_in(m.group(1))
         if _NEGATION_BEFORE.search(before) or not letters:
             continue
-        if not multi and _ALSO.search(m.group(0)):
-            continue  # "答案：C（B也正确）": a second option endorsed is no answer of its own (see _second_endorsed)
+        if len(letters) < 2 and re.search(r"(?i)\bare\b", m.group(0)):
+            continue  # "All of the following except C are correct": C is not what is correct
+        if _ALSO.search(m.group(0)):
+            if not multi:
+                continue  # "答案：C（B也正确）": a second option endorsed is no answer (see _second_endorsed)
+            earlier = [h for h in hits if h[0] < m.start() and not h[2]]
+            if earlier:  # "A正确。B也正确。": B is added to the answer before it
+                letters = sorted(set(max(earlier)[1]) | set(letters))
         add(m.start(), letters)
     # An exception ("除A外其余均错误", "all of the options except D are …", "…，除了B项。"): with one answer to give it
     # is the answer (of an EXCEPT question, or the one left when the others are wrong); with several, the others
@@ -551,6 +565,41 @@ def _self_contradiction(text: str, valid: str) -> bool:
     strong = [x for x in strong if x[2] and all(c in valid for c in x[2])]
     return any(a != b and not _CORRECTION.search(text, p1, e2)
                for (p1, _, a), (_, e2, b) in itertools.pairwise(strong))
+
+
+_ODD_STATEMENT = re.compile(rf"(?:{_ODD_MARKERS_ZH}|(?i:{_ODD_MARKERS_EN}))\s*{_AFTER_MARKER}\s*{_LETTER_RUN}")
+
+
+def _rival_verdicts(text: str, answer: str) -> bool:
+    """`answer` is only said to be correct ("D is true"), never stated as the answer, and another option is said to
+    be correct too after the last correction: two options endorsed ("A is true. B is true. C is false. D is true.")."""
+    if any(_letters_in(m.group(1)) == [answer] for rx in (_MARKER_RE, _STRONG_ANSWER) for m in rx.finditer(text)):
+        return False
+    if any(_letters_in(m.group(1)) == [answer] and re.search(r"(?i:best|most|answer)|最|答案", m.group(0))
+           for m in _POSITIVE_RE.finditer(text)):
+        return False  # "B and D are both correct, but B is the best answer"
+    since = max((m.end() for m in _CORRECTION.finditer(text)), default=0)
+    endorsed = {x for m in _POSITIVE_RE.finditer(text, since) if not _ALSO.search(m.group(0))
+                and not _NEGATION_BEFORE.search(text[max(0, m.start() - 8):m.start()])
+                for x in _letters_in(m.group(1))}
+    return bool(endorsed - {answer})
+
+
+def _answer_then_odd_one(text: str, answer: str, valid: str) -> bool:
+    """An answer stated ("the answer is C"), then `answer`, a different option, named as the false one or the
+    exception, with no correction between: only the question (which the extractor does not see) could tell which
+    of the two answers it, so neither is read."""
+    odd = [m.start() for rx in (_ODD_STATEMENT, _ODD_ONE_OUT, _EXCEPT_EN, _EXCEPT_TAIL, _EXCEPT_RE)
+           for m in rx.finditer(text) if _letters_in(m.group(1) or m.group(m.lastindex or 1) or "") == [answer]]
+    if not odd:
+        return False
+    last = max(odd)
+    for m in _STRONG_ANSWER.finditer(text[:last]):
+        stated = set(_letters_in(m.group(1)))
+        if len(stated) == 1 and stated != {answer} and stated <= set(valid) and not _CORRECTION.search(text, m.end(),
+                                                                                                       last):
+            return True
+    return False
 
 
 def _decide(hits: list[tuple[int, list[str], bool]], text: str, valid: str, none_option: bool | None = False
@@ -776,6 +825,12 @@ def _marked_options(text: str, option_texts: dict[str, str]) -> str | None:
     return "".join(sorted(ticked)) if ticked else None
 
 
+def _second_option_line(text: str, first: str, valid: str) -> bool:
+    """The line after an opening option line is another option's line, not rejecting it: two answers given."""
+    m = re.match(rf"\s*[^\n]*\n\s*{_OPEN}?({_LETTER}){_CLOSE}?[ \t]*[.、:：)][ \t]*([^\n]*)", text)
+    return bool(m and m.group(1) != first and m.group(1) in valid and not _NEGATED_CLAUSE.search(m.group(2)))
+
+
 def _echo_end(text: str) -> int:
     """Where the last line that starts with an option label ends."""
     ends = [m.end() for m in re.finditer(rf"(?m)^[ \t]*{_OPEN}?{_LETTER}{_CLOSE}?\s*[.、:：)][^\n]*$", text)]
@@ -790,6 +845,10 @@ def extract_choice(response: str, options: str, *, multi: bool = False,
     if not multi and isinstance(found.answer, str):
         text = clean_response(response) or ""
         if _second_endorsed(text, found.answer, options.upper()):
+            return Extraction(None, "second_option_endorsed")
+        if _answer_then_odd_one(text, found.answer, options.upper()):
+            return Extraction(None, "inconsistent")
+        if found.method == "marker" and _rival_verdicts(text, found.answer):
             return Extraction(None, "second_option_endorsed")
     return found
 
@@ -844,7 +903,8 @@ def _read_choice(response: str, options: str, *, multi: bool = False,
         return Extraction(None, "marker_ambiguous")
     if _HEDGE.search(text):
         return Extraction(None, "hedge")
-    if "none" not in special and _no_option_correct(text, valid):
+    # ("None of the above" may be the last option's text when the option texts are not known.)
+    if "none" not in special and _no_option_correct(text, valid, above_counts=bool(option_texts)):
         return Extraction(None, "no_option_correct")
     marked = _marked_options(text, {k: v for k, v in (option_texts or {}).items() if k in valid})
     if marked is not None and (multi or len(marked) == 1):
@@ -862,6 +922,8 @@ def _read_choice(response: str, options: str, *, multi: bool = False,
     m = _STANDALONE_START.match(text)
     if m and _NEGATION_AFTER.match(text[m.end(1):]):
         m = None  # "A项不符合。……": the response opens by rejecting A
+    if m and not multi and _second_option_line(text, m.group(1).upper(), valid):
+        return Extraction(None, "second_option_endorsed")  # "B. Ceftriaxone\nD. Azithromycin"
     if m and m.group(1).upper() in valid and not echoed:
         if multi:
             run = re.match(rf"^\s*({_LETTER}(?:{_JOIN}?{_LETTER})*){_NOT_AFTER}", text)
