@@ -314,8 +314,10 @@ _NONE_CORRECT = re.compile(
     r"(?:correct|right|true|accurate|the (?:correct|right) answer)|"
     r"no (?:option|choice|answer) (?:is|was) (?:correct|right)|there is no (?:correct|right) (?:answer|option|choice)|"
     r"the (?:correct|right) answer (?:is|was) not (?:provided|given|listed|included|available|present|among|one of)|"
-    r"(?:is|are) not (?:listed|among the (?:options|choices|answers|answer choices))|"
-    r"\bnot (?:one )?(?:of|among) the (?:options|choices)(?: provided| given| listed)?\b|"
+    # "…, which are not listed." (not "the dose is not listed in the question")
+    r"(?:is|are) not (?:listed(?= *(?:[.;,]|$| (?:as|among|in) (?:an? |the )?(?:options?|choices?|answers?)))|"
+    r"among the (?:options|choices|answers|answer choices))|"
+    r"\bnot (?:one )?(?:of|among) the (?:options|choices)(?: provided| given| listed)?\b(?! (?:that|which|who|to)\b)|"
     r"none of (?-i:[A-Z])\s*(?:-|–|—|to)\s*(?-i:[A-Z])\b|"
     r"\b(?:final answer|answer|the answer is)\s*[:=]?\s*[\"']?(?:none(?! of the above)|n/?a)\b)"
 )
