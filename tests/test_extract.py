@@ -339,7 +339,9 @@ def test_multi_summary_lists_several_letters():
              "Thus the right options are (A), (C) and (E).": "ACE", "So the answer includes A, C and E.": "ACE",
              "经分析，A项和C项的说法是正确的，B项和D项错误。": "AC", "Correct: A, D. Incorrect: B, C.": "AD",
              "Therefore, the correct statements are A, B, and E.": "ABE", "答案：\n- A\n- B\n- D": "ABD",
-             "A正确。B也正确。": "AB", "All of the following except C are correct.": "ABDE"}
+             "A正确。B也正确。": "AB", "All of the following except C are correct.": "ABDE",
+             "正确答案：A. 感染；C. 血栓和栓塞；D. 急性肾损伤": "ACD",
+             "Answers: (A) Furosemide; (C) Spironolactone; (D) Amiloride": "ACD"}
     for response, expected in cases.items():
         assert extract_choice(response, opts, multi=True).answer == expected, response
 

@@ -168,7 +168,7 @@ _JOIN = r"(?:(?:[ \t]*(?:[,、/&;]|和|及|与|或|以及|(?i:and|or)|\+)[ \t]*)
 _OPEN = r"(?:\(|\[|【|「|『|〔)"
 _CLOSE = r"(?:\)|\]|】|」|』|〕)"
 # A parenthetical gloss after a letter: "A（抗Sm抗体）、B（抗ds-DNA抗体）".
-_PAREN = r"(?:\s*(?:（[^（）\n]{2,40}）|\([^()\n]{2,40}\)))"
+_PAREN = r"(?:\s*(?:（[^（）\n]{2,80}）|\([^()\n]{2,80}\)))"
 # Between bracketed letters: "(A)(C)(E)", "(A), (C) and (E)".
 _BRACKET_JOIN = (r"(?:[ \t]*[)\]】」』〕][ \t]*(?:(?:[,、;&]|和|及|与|以及|(?i:and))[ \t]*)*[(\[【「『〔])")
 # A run is concatenated letters ("ACD") or separated ones ("A、C 和 D", "(A)(C)"), not a mix: in "应选ABCE，D项……"
@@ -435,6 +435,22 @@ def _letters_in(run: str) -> list[str]:
     return re.findall(_LETTER, bare)
 
 
+_LABELLED_ITEM = re.compile(rf"(?:和|及|与|(?i:and)\s+)?{_OPEN}?({_LETTER}){_CLOSE}?\s*[.、:：)]?\s*\S")
+
+
+def _labelled_list(text: str, start: int) -> list[str]:
+    """Letters of options written out one after another on the answer's line: "正确答案：A. 感染；C. 血栓；D. 肾损伤",
+    "Answers: (A) Furosemide; (C) Spironolactone" ([] unless every segment opens with its own option label)."""
+    line = re.split(r"[\n。]", text[start:], maxsplit=1)[0]
+    next_label = rf"(?=(?:和|及|与|(?i:and)\s+)?{_OPEN}?{_LETTER}{_CLOSE}?\s*[.、:：)])"
+    segments = re.split(rf"\s*[；;]\s*|\s*[，,、]\s*{next_label}", line)
+    labels = [_LABELLED_ITEM.match(seg) for seg in segments]
+    letters = [m.group(1) for m in labels if m]
+    if len(segments) < 2 or len(letters) != len(segments) or len(set(letters)) != len(letters):
+        return []
+    return letters
+
+
 def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None, multi: bool = True
                  ) -> list[tuple[int, list[str], bool]]:
     """Every explicit answer statement: (position, letters, tentative), skipping negated ones and words."""
@@ -465,6 +481,8 @@ def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None, m
             letters = letters[:-1]  # "正确的是：A、B、C、E；D错误": the run ran on into the next clause
         if len(letters) > 1 and "," in m.group(1) and _ALSO.match(after):
             letters = letters[:1]  # "所以选B，C也可以作为辅助": B is the answer, C an aside
+        if multi and len(letters) == 1:
+            letters = _labelled_list(text, m.start(1)) or letters
         if letters:
             add(m.start(), letters, m.start(1))
     for m in _POSITIVE_RE.finditer(text):
