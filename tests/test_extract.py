@@ -320,6 +320,10 @@ def test_no_option_correct_is_no_answer():
     assert extract_choice("Answer: N/A - none of these is the first-line agent.", opts).answer is None
     assert extract_choice("正确答案：无。题目所给的选项都不是首选药物。", opts).answer is None
     assert extract_choice("The correct answer should be propranolol, which is not one of the options.", opts).answer is None
+    assert extract_choice("答案：A\n\n分析后发现，各选项均不正确。", opts).answer is None
+    assert extract_choice("The answer is C.\n\nOn review, all of the options are incorrect.", opts).answer is None
+    assert extract_choice("I don't think any of the options are correct.", opts).answer is None
+    assert extract_choice("A、B选项都不对，C选项正确。", opts).answer == "C"
     # … but not a rejection of the OTHER options, an answer given after it, or a 'none of the above' option.
     assert extract_choice("The answer is C. None of the other options is correct.", opts).answer == "C"
     assert extract_choice("C正确，其余选项均不正确。", opts).answer == "C"
@@ -354,7 +358,8 @@ def test_false_statement_questions():
              "Option C is the one that is NOT a feature of nephrotic syndrome.": "C",
              "So the statement that is not true is C.": "C", "以下各项均是肾病综合征的表现，除了B项。": "B",
              "All of the options except D are side effects of amiodarone.": "D", "除外的是A项。": "A",
-             "B is incorrect, which makes B the answer to this question.": "B"}
+             "B is incorrect, which makes B the answer to this question.": "B",
+             "不属于糖尿病慢性并发症的是A，因为酮症酸中毒是急性并发症。": "A", "除D外均是造成该病的原因。": "D"}
     for response, expected in cases.items():
         assert extract_choice(response, opts).answer == expected, response
     assert extract_choice("The incorrect options are A, B and D; the answer is C.", opts).answer == "C"
@@ -367,7 +372,7 @@ def test_two_options_endorsed_for_one_answer():
     opts = "ABCD"
     for response in ["The answer is B. However, D is also correct.", "选B，D也对。", "最佳答案为B，但C也可以。",
                      "答案：C（B也正确）", "Answer: A. C would also be correct.", "A is true. B is true. C is false. D is true.",
-                     "B. Ceftriaxone\nD. Azithromycin", "B (or D)"]:
+                     "B. Ceftriaxone\nD. Azithromycin", "B (or D)", "C is correct, as is D."]:
         assert extract_choice(response, opts).answer is None, response
     for response, expected in [("B and D are both correct, but B is the best answer.", "B"),
                                ("Both A and D are acceptable; I'll pick A.", "A"), ("首选化疗，所以选B，C也可以作为辅助。", "B"),

@@ -131,7 +131,8 @@ _ODD_MARKERS_EN = (
     r"\b(?:that|which) (?:(?:is|are|does|do|should|would|can|could|will)(?: not|n't)\b[^.\n]{0,60}?\b|"
     r"(?:is|are) (?:incorrect|false|wrong|untrue|inaccurate) )(?:is|would be)"
 )
-_ODD_MARKERS_ZH = r"(?:错误|不正确|不恰当|不妥|有误|除外)的(?:选项|说法|描述|叙述|表述|一项|项)?(?:是|为)"
+_ODD_MARKERS_ZH = (r"(?:错误|不正确|不恰当|不妥|有误|除外)的(?:选项|说法|描述|叙述|表述|一项|项)?(?:是|为)|"
+                   r"不(?:包括|属于|符合|是|应|宜|能)[^。\n，,A-Z]{0,16}?的(?:是|为)")
 # Phrases that introduce an answer; the letter(s) follow within a few characters.
 _MARKERS_ZH = (
     r"最终答案|最后答案|正确答案|参考答案|标准答案|本题答案|(?<![错误考])答案|正确选项|最佳选项|最佳答案|正确的选项|"
@@ -304,8 +305,10 @@ _NONE_ABOVE = re.compile(
     r"(?i:\b(?:final answer|answer|the answer is)\s*[:=]?\s*[\"']?none of the above)"
 )
 _NONE_CORRECT = re.compile(
-    r"(?<!其他)(?<!其余)(?<!其它)(?<!剩下)(?<!另外)(?:所有|全部|[四五六]个)(?:的)?(?:选项|答案|各项|说法|备选答案)?"
+    r"(?:(?<![余他它下外])(?:所有|全部|[四五六]个|各个?)(?:的)?(?:选项|答案|各项|说法|备选答案)?|"
+    r"(?<![A-Z余他它下外各个有部、])选项)"
     r"(?:均|都|全|皆)(?:不是(?:正确答案|正确的|最佳答案)?|不(?:完全)?(?:正确|对|准确|合适|恰当|符合)|错误|有误)|"
+    r"(?:正确)?答案不在(?:所给)?选项(?:之)?中|"
     r"没有(?:一个)?(?:合适|正确|恰当)的?(?:答案|选项)|没有正确答案|无正确(?:答案|选项)|无答案可选|"
     r"选项中(?:并)?没有(?:这一?项|这个选项|正确答案|该项)|(?:答案|正确答案)\s*[:：]?\s*(?:为|是)?\s*无(?=[\s。.，,;；(（]|$)|"
     r"(?i:none of (?:(?!other|remaining|rest|incorrect|wrong|remaining)[a-z]+ ){0,3}"
@@ -313,6 +316,9 @@ _NONE_CORRECT = re.compile(
     r"(?:actually |really |fully |entirely |completely |strictly )?"
     r"(?:correct|right|true|accurate|the (?:correct|right) answer)|"
     r"no (?:option|choice|answer) (?:is|was) (?:correct|right)|there is no (?:correct|right) (?:answer|option|choice)|"
+    r"\ball (?:of the |the |four |five |these )?(?:options|choices|answers|answer choices) (?:are|were) "
+    r"(?:incorrect|wrong|false)|"
+    r"(?:n't|\bnot)\b[^.\n]{0,20}\bany of the (?:options|choices|answers)(?: \w+)? (?:is|are) (?:correct|right)|"
     r"the (?:correct|right) answer (?:is|was) not (?:provided|given|listed|included|available|present|among|one of)|"
     # "…, which are not listed." (not "the dose is not listed in the question")
     r"(?:is|are) not (?:listed(?= *(?:[.;,]|$| (?:as|among|in) (?:an? |the )?(?:options?|choices?|answers?)))|"
@@ -345,6 +351,8 @@ _SECOND_ENDORSED = re.compile(
     r"(?:would|could|might|may|can)\s+(?:also|equally)\s+be|(?:would|could) be\s+(?:also|equally))\s+"
     r"(?:an?\s+)?(?:correct|right|acceptable|valid|appropriate|true)\b|"
     r"(?:is|would be) (?:correct|right|acceptable|valid) (?:as well|too)\b)|"
+    rf"[,;]\s*(?:(?i:as is|and so is)\s+(?i:option\s+)?([A-Z]){_NOT_AFTER}|"
+    rf"(?i:and)\s+(?i:option\s+)?([A-Z]){_NOT_AFTER}\s+(?i:too|as well))\s*(?:[.;!]|$)|"
     rf"{_NOT_BEFORE}([A-Z]){_NOT_AFTER}\s+(?i:and|or)\s+([A-Z]){_NOT_AFTER}\s+(?i:are|would be)\s+(?i:both|equally)\s+"
     r"(?i:correct|right|appropriate|acceptable|valid|true)\b"
 )
