@@ -127,7 +127,8 @@ def clean_response(text: str) -> str | None:
 # "the exception is", "the statement that is not true is", "错误的选项是", "不正确的说法为", "除外的是".
 _ODD_MARKERS_EN = (
     r"the(?: [a-z\-]+){0,2} (?:incorrect|false|wrong|untrue|inaccurate) "
-    r"(?:statement|option|choice|answer|one|assertion) (?:is|would be)|the exception (?:is|would be)|"
+    r"(?:statement|option|choice|answer|one|assertion)(?: (?!is\b)[a-z\-]+){0,4}? (?:is|would be)|"
+    r"the exception (?:is|would be)|"
     r"\b(?:that|which) (?:(?:is|are|does|do|should|would|can|could|will)(?: not|n't)\b[^.\n]{0,60}?\b|"
     r"(?:is|are) (?:incorrect|false|wrong|untrue|inaccurate) )(?:is|would be)"
 )
