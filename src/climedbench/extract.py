@@ -872,7 +872,7 @@ def extract_choice(response: str, options: str, *, multi: bool = False,
     a second option endorsed beside it ("The answer is B. D is also correct.") is a hedge: no answer."""
     found = _read_choice(response, options, multi=multi, option_texts=option_texts)
     if not multi and isinstance(found.answer, str):
-        text = clean_response(response) or ""
+        text = _answer_region(clean_response(response) or "", options.upper())
         if _second_endorsed(text, found.answer, options.upper()):
             return Extraction(None, "second_option_endorsed")
         if _answer_then_odd_one(text, found.answer, options.upper()):
@@ -880,6 +880,19 @@ def extract_choice(response: str, options: str, *, multi: bool = False,
         if found.method == "marker" and _rival_verdicts(text, found.answer):
             return Extraction(None, "second_option_endorsed")
     return found
+
+
+def _answer_region(text: str, valid: str) -> str:
+    """The cleaned response with quoted letters unquoted ({"answer": ["B", "C"]}), cut before a further question the
+    model invents with its own options once it has answered this one (a restated question before any answer is not
+    an invented one)."""
+    text = re.sub(r"[\"'“”‘’]([A-Z])[\"'“”‘’]", r"\1", text)
+    invented = _NEXT_QUESTION.search(text)
+    if invented:
+        before = text[:invented.start()]
+        if _marker_hits(before, valid) or _STANDALONE_START.match(before):
+            return before
+    return text
 
 
 def _read_choice(response: str, options: str, *, multi: bool = False,
@@ -891,15 +904,7 @@ def _read_choice(response: str, options: str, *, multi: bool = False,
     if not text.strip():
         return Extraction(None, "empty")
     valid = options.upper()
-    text = re.sub(r"[\"'“”‘’]([A-Z])[\"'“”‘’]", r"\1", text)  # {"answer": ["B", "C"]}
-    # A model that answers and then invents a further question with its own options (and answers that too):
-    # only what comes before the invented question is the answer to this one.
-    # (A restated question before any answer is not an invented one.)
-    invented = _NEXT_QUESTION.search(text)
-    if invented:
-        before = text[:invented.start()]
-        if _marker_hits(before, valid) or _STANDALONE_START.match(before):
-            text = before
+    text = _answer_region(text, valid)
     special = _special_options(option_texts, valid)
     hits = _marker_hits(text, valid, special, multi)
     listed = _listed(text, multi)
