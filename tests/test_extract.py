@@ -323,6 +323,8 @@ def test_no_option_correct_is_no_answer():
     assert extract_choice("答案：A\n\n分析后发现，各选项均不正确。", opts).answer is None
     assert extract_choice("The answer is C.\n\nOn review, all of the options are incorrect.", opts).answer is None
     assert extract_choice("I don't think any of the options are correct.", opts).answer is None
+    assert extract_choice("None of the provided options (A–D) is correct.", opts).answer is None  # not 'D) is correct'
+    assert extract_choice("本题答案应为：无。", opts).answer is None
     assert extract_choice("A、B选项都不对，C选项正确。", opts).answer == "C"
     # … but not a rejection of the OTHER options, an answer given after it, or a 'none of the above' option.
     assert extract_choice("The answer is C. None of the other options is correct.", opts).answer == "C"
@@ -372,7 +374,7 @@ def test_two_options_endorsed_for_one_answer():
     opts = "ABCD"
     for response in ["The answer is B. However, D is also correct.", "选B，D也对。", "最佳答案为B，但C也可以。",
                      "答案：C（B也正确）", "Answer: A. C would also be correct.", "A is true. B is true. C is false. D is true.",
-                     "B. Ceftriaxone\nD. Azithromycin", "B (or D)", "C is correct, as is D."]:
+                     "B. Ceftriaxone\nD. Azithromycin", "B (or D)", "C is correct, as is D.", "答案是B，但D也说得通。"]:
         assert extract_choice(response, opts).answer is None, response
     for response, expected in [("B and D are both correct, but B is the best answer.", "B"),
                                ("Both A and D are acceptable; I'll pick A.", "A"), ("首选化疗，所以选B，C也可以作为辅助。", "B"),

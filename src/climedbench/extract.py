@@ -311,18 +311,20 @@ _NONE_CORRECT = re.compile(
     r"(?:均|都|全|皆)(?:不是(?:正确答案|正确的|最佳答案)?|不(?:完全)?(?:正确|对|准确|合适|恰当|符合)|错误|有误)|"
     r"(?:正确)?答案不在(?:所给)?选项(?:之)?中|"
     r"没有(?:一个)?(?:合适|正确|恰当)的?(?:答案|选项)|没有正确答案|无正确(?:答案|选项)|无答案可选|"
-    r"选项中(?:并)?没有(?:这一?项|这个选项|正确答案|该项)|(?:答案|正确答案)\s*[:：]?\s*(?:为|是)?\s*无(?=[\s。.，,;；(（]|$)|"
+    r"选项中(?:并)?没有(?:这一?项|这个选项|正确答案|该项)|(?:答案|正确答案)\s*(?:应该?)?\s*(?:为|是)?\s*[:：]?\s*无(?=[\s。.，,;；(（]|$)|"
     r"(?i:none of (?:(?!other|remaining|rest|incorrect|wrong|remaining)[a-z]+ ){0,3}"
-    r"(?:options|choices|answers|answer choices)(?: provided| listed| given| here| above)? (?:is|are) "
+    r"(?:options|choices|answers|answer choices)(?: \([^()\n]{1,12}\))?(?: provided| listed| given| here| above)?"
+    r" (?:is|are) "
     r"(?:actually |really |fully |entirely |completely |strictly )?"
     r"(?:correct|right|true|accurate|the (?:correct|right) answer)|"
-    r"no (?:option|choice|answer) (?:is|was) (?:correct|right)|there is no (?:correct|right) (?:answer|option|choice)|"
+    r"no (?:option|choice|answer) (?:is|was) (?:correct|right)|"
+    r"\bno (?:correct|right) (?:answer|option|choice)\b(?! (?:other than|besides|except|apart from)\b)|"
     r"\ball (?:of the |the |four |five |these )?(?:options|choices|answers|answer choices) (?:are|were) "
     r"(?:incorrect|wrong|false)|"
     r"(?:n't|\bnot)\b[^.\n]{0,20}\bany of the (?:options|choices|answers)(?: \w+)? (?:is|are) (?:correct|right)|"
     r"the (?:correct|right) answer (?:is|was) not (?:provided|given|listed|included|available|present|among|one of)|"
     # "…, which are not listed." (not "the dose is not listed in the question")
-    r"(?:is|are) not (?:listed(?= *(?:[.;,]|$| (?:as|among|in) (?:an? |the )?(?:options?|choices?|answers?)))|"
+    r"(?:is|are)(?: not|n't) (?:listed(?= *(?:[.;,]|$| (?:as|among|in) (?:an? |the )?(?:options?|choices?|answers?)))|"
     r"among the (?:options|choices|answers|answer choices))|"
     r"\bnot (?:one )?(?:of|among) the (?:options|choices)(?: provided| given| listed)?\b(?! (?:that|which|who|to)\b)|"
     r"none of (?-i:[A-Z])\s*(?:-|–|—|to)\s*(?-i:[A-Z])\b|"
@@ -336,9 +338,12 @@ _ALL_REJECTED = re.compile(
 
 
 def _no_option_correct(text: str, valid: str, start: int = 0, above_counts: bool = True) -> bool:
-    """The response, from `start` on, concludes that no option is correct. With `above_counts` False, "以上均不对" /
-    "none of the above" do not count (they may name the item's last option, whose text is not known)."""
-    if _NONE_CORRECT.search(text, start) or (above_counts and _NONE_ABOVE.search(text, start)):
+    """The response, in a statement ending after `start`, concludes that no option is correct ("None of the options
+    (A–D) is correct" holds its own 'D) is correct'). With `above_counts` False, "以上均不对" / "none of the above" do
+    not count (they may name the item's last option, whose text is not known)."""
+    if any(m.end() > start for m in _NONE_CORRECT.finditer(text)):
+        return True
+    if above_counts and any(m.end() > start for m in _NONE_ABOVE.finditer(text)):
         return True
     return any(set(_letters_in(m.group(1) or m.group(2))) == set(valid) for m in _ALL_REJECTED.finditer(text, start))
 
@@ -347,7 +352,7 @@ def _no_option_correct(text: str, valid: str, start: int = 0, above_counts: bool
 # 同样正确", "A and C are both appropriate". ("C也可以作为辅助" is an aside, not an endorsement.)
 _SECOND_ENDORSED = re.compile(
     rf"{_NOT_BEFORE}([A-Z]){_NOT_AFTER}(?:项|选项)?\s*(?:也|亦|同样|也同样|同样也)\s*(?:是)?\s*"
-    r"(?:正确(?:的)?|对(?:的)?|可以|可选|可行|合理|正确答案|符合题意)(?=\s*[。.，,;；!！)）]|\s*$)|"
+    r"(?:正确(?:的)?|对(?:的)?|可以|可选|可行|合理|说得通|正确答案|符合题意)(?=\s*[。.，,;；!！)）]|\s*$)|"
     rf"{_NOT_BEFORE}\(?([A-Z])\)?{_NOT_AFTER}(?:\s*\([^()\n]{{2,40}}\))?\s+(?i:(?:(?:is|seems)\s+(?:also|equally)|"
     r"(?:would|could|might|may|can)\s+(?:also|equally)\s+be|(?:would|could) be\s+(?:also|equally))\s+"
     r"(?:an?\s+)?(?:correct|right|acceptable|valid|appropriate|true)\b|"
