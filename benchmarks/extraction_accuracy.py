@@ -3,13 +3,15 @@ many are SILENT MISREADS (an answer read that is not the expected one, including
 answer is none) and how many are ABSTENTIONS (no answer read where one was expected: an extraction failure, which
 `--extractor judge:MODEL` can re-read). The three add up to 100%.
 
-    python benchmarks/extraction_accuracy.py                          # the development fixtures, one table
-    python benchmarks/extraction_accuracy.py --wrong                  # ... and the ids of their misses
-    python benchmarks/extraction_accuracy.py --blind PATH.jsonl       # a blind set (measure it, never study it)
-    python benchmarks/extraction_accuracy.py --real-responses DIR     # + the 360 real ClinicBench responses
+    python benchmarks/extraction_accuracy.py                          # every set, one table
+    python benchmarks/extraction_accuracy.py --wrong                  # ... and the ids of the development sets' misses
+    python benchmarks/extraction_accuracy.py --blind PATH.jsonl       # another blind set (measure it, never study it)
+    python benchmarks/extraction_accuracy.py --real-responses DIR     # with the 360 real ClinicBench responses
     python benchmarks/extraction_accuracy.py --write-pins             # rewrite tests/fixtures/extraction_pinned.json
 
-The fixtures in tests/fixtures/ were each blind when first measured, then studied while developing the extractor
+The table has the development fixtures, the real ClinicBench responses (a row saying how to add them when their
+CSVs are not given) and the blind set benchmarks/data/extraction_blind_v10.jsonl. The fixtures in tests/fixtures/ were
+each blind when first measured, then studied while developing the extractor
 (tests/fixtures/README.md gives each one's first, blind figure): their current figures are regression checks, not
 accuracy estimates. The honest estimate for unseen output is a blind set's. `--blind` prints figures only, never
 cases. The real responses (benchmarks/data/real_outputs_labels.jsonl) are not redistributed: DIR holds the result
@@ -37,6 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
 REAL_LABELS = ROOT / "benchmarks" / "data" / "real_outputs_labels.jsonl"
 PINS = FIXTURES / "extraction_pinned.json"
+BLIND = ROOT / "benchmarks" / "data" / "extraction_blind_v10.jsonl"
 DEVELOPMENT = ["extraction_cases.jsonl", "extraction_heldout.jsonl", "extraction_blind.jsonl",
                "extraction_final.jsonl", "extraction_v5.jsonl", "extraction_v6.jsonl",
                "extraction_v7.jsonl", "extraction_v8.jsonl", "extraction_v9.jsonl",
@@ -112,6 +115,8 @@ def real_cases(results_dir: Path) -> list[dict]:
             if not path.is_file():
                 sys.exit(f"{path}: not found (--real-responses needs ClinicBench's results/{name})")
             rows[name] = list(csv.reader(path.open(encoding="utf-8", newline="")))[1:]
+        if not 0 <= label["row"] < len(rows[name]) or len(rows[name][label["row"]]) < 2:
+            sys.exit(f"{REAL_LABELS}:{line_no}: field row: {name} has no response in data row {label['row']}")
         response = rows[name][label["row"]][1]
         if hashlib.sha1(response.encode("utf-8")).hexdigest() != label["response_sha1"]:
             sys.exit(f"{REAL_LABELS}:{line_no}: field response_sha1: the response in {name} row {label['row']} "
@@ -153,7 +158,9 @@ def main() -> None:
             print(by[key].row("  " + key))
         if args.wrong and total.wrong_ids:
             print("    wrong (id:expected/got):", ", ".join(total.wrong_ids))
-    for path in args.blind:
+    elif not args.paths:
+        print(f"{'real_outputs (ClinicBench)':34s} not measured: --real-responses DIR (ClinicBench's results CSVs)")
+    for path in args.blind or ([] if args.paths else [BLIND]):
         total, _ = measure(load(path))
         print(total.row(f"{path.name} (blind)"))
     if args.write_pins:
