@@ -624,7 +624,8 @@ def _answer_then_odd_one(text: str, answer: str, valid: str) -> bool:
     exception, with no correction between: only the question (which the extractor does not see) could tell which
     of the two answers it, so neither is read."""
     odd = [m.start() for rx in (_ODD_STATEMENT, _ODD_ONE_OUT, _EXCEPT_EN, _EXCEPT_TAIL, _EXCEPT_RE)
-           for m in rx.finditer(text) if _letters_in(m.group(1) or m.group(m.lastindex or 1) or "") == [answer]]
+           for m in rx.finditer(text)
+           if _letters_in(m.group(1) or (m.group(3) if rx is _EXCEPT_RE else "")) == [answer]]
     if not odd:
         return False
     last = max(odd)
