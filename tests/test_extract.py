@@ -325,6 +325,8 @@ def test_no_option_correct_is_no_answer():
     assert extract_choice("I don't think any of the options are correct.", opts).answer is None
     assert extract_choice("None of the provided options (A–D) is correct.", opts).answer is None  # not 'D) is correct'
     assert extract_choice("本题答案应为：无。", opts).answer is None
+    assert extract_choice("答案：（无）", opts).answer is None
+    assert extract_choice("答案：无菌性脑膜炎，即C。", opts).answer == "C"
     assert extract_choice("A、B选项都不对，C选项正确。", opts).answer == "C"
     # … but not a rejection of the OTHER options, an answer given after it, or a 'none of the above' option.
     assert extract_choice("The answer is C. None of the other options is correct.", opts).answer == "C"

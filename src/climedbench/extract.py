@@ -311,7 +311,7 @@ _NONE_CORRECT = re.compile(
     r"(?:均|都|全|皆)(?:不是(?:正确答案|正确的|最佳答案)?|不(?:完全)?(?:正确|对|准确|合适|恰当|符合)|错误|有误)|"
     r"(?:正确)?答案不在(?:所给)?选项(?:之)?中|"
     r"没有(?:一个)?(?:合适|正确|恰当)的?(?:答案|选项)|没有正确答案|无正确(?:答案|选项)|无答案可选|"
-    r"选项中(?:并)?没有(?:这一?项|这个选项|正确答案|该项)|(?:答案|正确答案)\s*(?:应该?)?\s*(?:为|是)?\s*[:：]?\s*无(?=[\s。.，,;；(（]|$)|"
+    r"选项中(?:并)?没有(?:这一?项|这个选项|正确答案|该项)|(?:答案|正确答案)\s*(?:应该?)?\s*(?:为|是)?\s*[:：]?\s*[(\[【]?\s*无(?=[\s。.，,;；()（）\]】]|$)|"
     r"(?i:none of (?:(?!other|remaining|rest|incorrect|wrong|remaining)[a-z]+ ){0,3}"
     r"(?:options|choices|answers|answer choices)(?: \([^()\n]{1,12}\))?(?: provided| listed| given| here| above)?"
     r" (?:is|are) "
@@ -328,7 +328,7 @@ _NONE_CORRECT = re.compile(
     r"among the (?:options|choices|answers|answer choices))|"
     r"\bnot (?:one )?(?:of|among) the (?:options|choices)(?: provided| given| listed)?\b(?! (?:that|which|who|to)\b)|"
     r"none of (?-i:[A-Z])\s*(?:-|–|—|to)\s*(?-i:[A-Z])\b|"
-    r"\b(?:final answer|answer|the answer is)\s*[:=]?\s*[\"']?(?:none(?! of the above)|n/?a)\b)"
+    r"\b(?:final answer|answer|the answer is)\s*[:=]?\s*[\"'(\[]?\s*(?:none(?! of the above)|n/?a)\b)"
 )
 # Every option rejected in one statement: "选项A、B、C、D均不符合题意", "A, B, C and D are all incorrect".
 _ALL_REJECTED = re.compile(
