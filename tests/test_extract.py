@@ -326,6 +326,8 @@ def test_no_option_correct_is_no_answer():
     assert extract_choice("None of the provided options (A–D) is correct.", opts).answer is None  # not 'D) is correct'
     assert extract_choice("本题答案应为：无。", opts).answer is None
     assert extract_choice("答案：（无）", opts).answer is None
+    assert extract_choice("Answer: B\n\nRe-reading the stem, B is wrong as well. None of the choices is appropriate.",
+                          opts).answer is None
     assert extract_choice("答案：无菌性脑膜炎，即C。", opts).answer == "C"
     assert extract_choice("A、B选项都不对，C选项正确。", opts).answer == "C"
     # … but not a rejection of the OTHER options, an answer given after it, or a 'none of the above' option.
@@ -349,7 +351,8 @@ def test_multi_summary_lists_several_letters():
              "Therefore, the correct statements are A, B, and E.": "ABE", "答案：\n- A\n- B\n- D": "ABD",
              "A正确。B也正确。": "AB", "All of the following except C are correct.": "ABDE",
              "正确答案：A. 感染；C. 血栓和栓塞；D. 急性肾损伤": "ACD",
-             "Answers: (A) Furosemide; (C) Spironolactone; (D) Amiloride": "ACD"}
+             "Answers: (A) Furosemide; (C) Spironolactone; (D) Amiloride": "ACD",
+             "The statements in A, B and C are accurate; D is inaccurate.": "ABC"}
     for response, expected in cases.items():
         assert extract_choice(response, opts, multi=True).answer == expected, response
 
@@ -376,7 +379,8 @@ def test_two_options_endorsed_for_one_answer():
     opts = "ABCD"
     for response in ["The answer is B. However, D is also correct.", "选B，D也对。", "最佳答案为B，但C也可以。",
                      "答案：C（B也正确）", "Answer: A. C would also be correct.", "A is true. B is true. C is false. D is true.",
-                     "B. Ceftriaxone\nD. Azithromycin", "B (or D)", "C is correct, as is D.", "答案是B，但D也说得通。"]:
+                     "B. Ceftriaxone\nD. Azithromycin", "B (or D)", "C is correct, as is D.", "答案是B，但D也说得通。",
+                     "C. Furosemide — and D would also work."]:
         assert extract_choice(response, opts).answer is None, response
     for response, expected in [("B and D are both correct, but B is the best answer.", "B"),
                                ("Both A and D are acceptable; I'll pick A.", "A"), ("首选化疗，所以选B，C也可以作为辅助。", "B"),

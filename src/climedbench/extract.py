@@ -191,7 +191,7 @@ _POSITIVE_RE = re.compile(
     rf"(?:[二两三四五六七八]\s*(?:项|个选项|个)|的?(?:说法|描述|叙述|表述))?\s*"
     rf"(?:均|都|也)?\s*(?:是|为)?\s*(?:正确|最正确|最合适|最佳|最恰当|对的|对(?=[，,。.；;！!、\s]|$)|符合题意|"
     rf"(?:本题|该题|此题)?的?(?:正确|最佳|最终)?答案|"
-    rf"(?i:(?:is|are) (?:both |all )?(?:the )?(?:(?:correct|right|best|true|most appropriate)"
+    rf"(?i:(?:is|are) (?:both |all )?(?:the )?(?:(?:correct|right|best|true|accurate|most appropriate)"
     rf"(?: answers?| choices?| options?| statements?)?|answers?)\b))"
 )
 # "C is the exception", "B is the incorrect one", "option C is the one that is NOT …": the answer to a question
@@ -316,7 +316,7 @@ _NONE_CORRECT = re.compile(
     r"(?:options|choices|answers|answer choices)(?: \([^()\n]{1,12}\))?(?: provided| listed| given| here| above)?"
     r" (?:is|are) "
     r"(?:actually |really |fully |entirely |completely |strictly )?"
-    r"(?:correct|right|true|accurate|the (?:correct|right) answer)|"
+    r"(?:correct|right|true|accurate|appropriate|the (?:correct|right) answer)|"
     r"no (?:option|choice|answer) (?:is|was) (?:correct|right)|"
     r"\bno (?:correct|right) (?:answer|option|choice)\b(?! (?:other than|besides|except|apart from)\b)|"
     r"\ball (?:of the |the |four |five |these )?(?:options|choices|answers|answer choices) (?:are|were) "
@@ -355,7 +355,7 @@ _SECOND_ENDORSED = re.compile(
     r"(?:正确(?:的)?|对(?:的)?|可以|可选|可行|合理|说得通|正确答案|符合题意)(?=\s*[。.，,;；!！)）]|\s*$)|"
     rf"{_NOT_BEFORE}\(?([A-Z])\)?{_NOT_AFTER}(?:\s*\([^()\n]{{2,40}}\))?\s+(?i:(?:(?:is|seems)\s+(?:also|equally)|"
     r"(?:would|could|might|may|can)\s+(?:also|equally)\s+be|(?:would|could) be\s+(?:also|equally))\s+"
-    r"(?:an?\s+)?(?:correct|right|acceptable|valid|appropriate|true)\b|"
+    r"(?:an?\s+)?(?:correct|right|acceptable|valid|appropriate|true)\b|(?:would|could|might|may|can)\s+also\s+work\b|"
     r"(?:is|would be) (?:correct|right|acceptable|valid) (?:as well|too)\b)|"
     rf"[,;]\s*(?:(?i:as is|and so is)\s+(?i:option\s+)?([A-Z]){_NOT_AFTER}|"
     rf"(?i:and)\s+(?i:option\s+)?([A-Z]){_NOT_AFTER}\s+(?i:too|as well))\s*(?:[.;!]|$)|"
