@@ -380,7 +380,7 @@ def test_two_options_endorsed_for_one_answer():
     for response in ["The answer is B. However, D is also correct.", "选B，D也对。", "最佳答案为B，但C也可以。",
                      "答案：C（B也正确）", "Answer: A. C would also be correct.", "A is true. B is true. C is false. D is true.",
                      "B. Ceftriaxone\nD. Azithromycin", "B (or D)", "C is correct, as is D.", "答案是B，但D也说得通。",
-                     "C. Furosemide — and D would also work."]:
+                     "C. Furosemide — and D would also work.", "B\nD"]:
         assert extract_choice(response, opts).answer is None, response
     for response, expected in [("B and D are both correct, but B is the best answer.", "B"),
                                ("Both A and D are acceptable; I'll pick A.", "A"), ("首选化疗，所以选B，C也可以作为辅助。", "B"),

@@ -861,9 +861,11 @@ def _marked_options(text: str, option_texts: dict[str, str]) -> str | None:
 
 
 def _second_option_line(text: str, first: str, valid: str) -> bool:
-    """The line after an opening option line is another option's line, not rejecting it: two answers given."""
-    m = re.match(rf"\s*[^\n]*\n\s*{_OPEN}?({_LETTER}){_CLOSE}?[ \t]*[.、:：)][ \t]*([^\n]*)", text)
-    return bool(m and m.group(1) != first and m.group(1) in valid and not _NEGATED_CLAUSE.search(m.group(2)))
+    """The line after an opening option line is another option's line (or its letter alone), not rejecting it: two
+    answers given."""
+    m = re.match(rf"\s*[^\n]*\n\s*{_OPEN}?({_LETTER}){_CLOSE}?"
+                 r"(?:[ \t]*[.、:：)][ \t]*([^\n]*)|[ \t]*[.。]?[ \t]*(?=\n|$))", text)  # "B. …\nD. …", "B\nD"
+    return bool(m and m.group(1) != first and m.group(1) in valid and not _NEGATED_CLAUSE.search(m.group(2) or ""))
 
 
 def _echo_end(text: str) -> int:
