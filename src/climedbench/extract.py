@@ -123,11 +123,23 @@ def clean_response(text: str) -> str | None:
 # ---------------------------------------------------------------------------------------------
 # Choice answers
 
+# The answer to a question that asks for the false statement or the exception: "the incorrect statement is",
+# "the exception is", "the statement that is not true is", "错误的选项是", "不正确的说法为", "除外的是".
+_ODD_MARKERS_EN = (
+    r"the(?: [a-z\-]+){0,2} (?:incorrect|false|wrong|untrue|inaccurate) "
+    r"(?:statement|option|choice|answer|one|assertion)(?: (?!is\b)[a-z\-]+){0,4}? (?:is|would be)|"
+    r"the exception (?:is|would be)|"
+    r"\b(?:that|which) (?:(?:is|are|does|do|should|would|can|could|will)(?: not|n't)\b[^.\n]{0,60}?\b|"
+    r"(?:is|are) (?:incorrect|false|wrong|untrue|inaccurate) )(?:is|would be)"
+)
+_ODD_MARKERS_ZH = (r"(?:错误|不正确|不恰当|不妥|有误|除外)的(?:选项|说法|描述|叙述|表述|一项|项)?(?:是|为)|"
+                   r"不(?:包括|属于|符合|是|应|宜|能)[^。\n，,A-Z]{0,16}?的(?:是|为)")
 # Phrases that introduce an answer; the letter(s) follow within a few characters.
 _MARKERS_ZH = (
     r"最终答案|最后答案|正确答案|参考答案|标准答案|本题答案|(?<![错误考])答案|正确选项|最佳选项|最佳答案|正确的选项|"
     r"正确的是|正确的为|正确的有|正确项|答(?=\s*[:：])|剩下的?|剩余的?|只剩|修正为|更正为|(?:修正|更正)(?=\s*[:：])|改选|对应选项|对应|我的回答|回答|我选的|"
-    r"(?:错误|不正确|不恰当|不妥)的(?:是|为)|最(?:恰当|合适|符合|相符|贴切|佳|准确|可能|正确)的[^。\n，,A-Z]{0,12}?(?:是|为)|"
+    + _ODD_MARKERS_ZH + "|"
+    r"最(?:恰当|合适|符合|相符|贴切|佳|准确|可能|正确)的[^。\n，,A-Z]{0,12}?(?:是|为)|"
     r"正确的[^。\n，,A-Z]{1,10}?(?:是|为|有|包括)|"
     r"故本题选|本题选|故选|应选|当选|可选|选择|选用|应用|宜用|选项应为|选项为|首选|应首选|维持|坚持|而是|即为|即|"
     r"(?:综上所述|综上|因此|所以|因而|故而|故)[^A-Z\n。]{0,14}?(?:选|是|为|在于)|"
@@ -136,15 +148,19 @@ _MARKERS_ZH = (
     r"(?:^|(?<=[。\n:：]))\s*选项(?=\s*[A-Z]\s*[。.!！]?\s*(?:\n|$))"
 )
 _MARKERS_EN = (
-    r"final answers?|the(?: [a-z\-]+){0,3} answers?(?: choices?)? (?:is|are|would be|should be)|(?<![a-z] )\banswer is|"
+    r"final answers?|the(?: [a-z\-]+){0,3} answers?(?: choices?)? (?:is|are|would be|should be|includes?)|"
+    r"(?<![a-z] )\banswer is|"
     r"\bso\s*[:：]|"
     r"the (?:best|most (?:likely|appropriate)|correct|right|first)(?: [a-z\-]+){0,3} (?:is|would be)|"
     r"(?:corresponds? to|matches|consistent with)(?: option)?|"
-    r"(?<![a-z])correct (?:option|choice|answer)s?(?: (?:is|are|would be)|\s*[:=]|(?=\s*[-—–]\s*[A-Z]\b))|"
-    r"answers?\"?\s*[:=]|"
+    r"(?<![a-z])(?:correct|right|true) (?:option|choice|answer|statement|one|response)s?"
+    r"(?: (?:is|are|would be|include)|\s*[:=]|(?=\s*[-—–]\s*[A-Z]\b))|"
+    r"answers?\"?\s*[:=]|(?<![a-z])(?<![a-z] )(?:correct|true)(?=\s*[:：])|"
     r"answer(?=\s*\n)|answer(?=\s*[-—–]+\s*[A-Z]\b)|"
     r"(?:i|i'd|i’d|i would|i will|i'll|we) (?:would |will )?(?:choose|select|pick|go with)|"
-    r"(?:choose|select|pick|go with)|\b(?:hence|thus|therefore)[,:]?\s*(?=options?\b|\(?[A-Z]\b)"
+    r"(?:choose|select|pick|go with)|\b(?:hence|thus|therefore)[,:]?\s*(?=options?\b|\(?[A-Z]\b)|"
+    r"\b(?:makes?|making|leaves?|leaving)(?= (?:option )?\(?[A-Z]\)? the (?:correct |right |best |only )?"
+    r"(?:answer|choice|option)\b)|" + _ODD_MARKERS_EN
 )
 _LETTER = r"[A-Z]"
 # A letter that stands alone: not part of a word, abbreviation, vitamin, blood group, ultrasound ...
@@ -154,30 +170,42 @@ _JOIN = r"(?:(?:[ \t]*(?:[,、/&;]|和|及|与|或|以及|(?i:and|or)|\+)[ \t]*)
 _OPEN = r"(?:\(|\[|【|「|『|〔)"
 _CLOSE = r"(?:\)|\]|】|」|』|〕)"
 # A parenthetical gloss after a letter: "A（抗Sm抗体）、B（抗ds-DNA抗体）".
-_PAREN = r"(?:\s*(?:（[^（）\n]{2,40}）|\([^()\n]{2,40}\)))"
-# Between bracketed letters: "(A)(C)(E)".
-_BRACKET_JOIN = r"(?:[ \t]*[)\]】」』〕][ \t]*[(\[【「『〔])"
+_PAREN = r"(?:\s*(?:（[^（）\n]{2,80}）|\([^()\n]{2,80}\)))"
+# Between bracketed letters: "(A)(C)(E)", "(A), (C) and (E)".
+_BRACKET_JOIN = (r"(?:[ \t]*[)\]】」』〕][ \t]*(?:(?:[,、;&]|和|及|与|以及|(?i:and))[ \t]*)*[(\[【「『〔])")
 # A run is concatenated letters ("ACD") or separated ones ("A、C 和 D", "(A)(C)"), not a mix: in "应选ABCE，D项……"
 # the D after the comma starts a new clause.
-_SEPARATED = rf"(?:(?:{_JOIN}|{_BRACKET_JOIN}){_LETTER}{_PAREN}?)+"
+_SEPARATED = rf"(?:(?:{_JOIN}|{_BRACKET_JOIN}){_LETTER}(?:项(?![:：]))?{_PAREN}?)+"
 # "AB和D": a concatenated run may be closed by 和/及/and and one more letter.
 _CONCAT = rf"{_LETTER}+(?:[ \t]*(?:和|及|与|以及|(?i:and))[ \t]*{_LETTER})?"
-_LETTER_RUN = (rf"{_NOT_BEFORE}{_OPEN}?\s*({_LETTER}{_PAREN}?(?:{_CONCAT}|{_SEPARATED})?)"
+_LETTER_RUN = (rf"{_NOT_BEFORE}{_OPEN}?\s*({_LETTER}(?:项(?={_SEPARATED}))?{_PAREN}?(?:{_CONCAT}|{_SEPARATED})?)"
                rf"[ \t]*{_CLOSE}?{_NOT_AFTER}")
 _AFTER_MARKER = (r"(?:是|为|有|包括|应为|应该是|就是|还是|仍是|仍然是|应修正为|修正为|更正为|改为|选项|选|项|"
                  r"[:：=]|】|\]|→|->|—|–|-(?!\s*\d)|\"|(?i:options?|is|would be)|\s)*")
 # Case-insensitive only where English words are matched: option letters are capitals.
 _MARKER_RE = re.compile(rf"(?:{_MARKERS_ZH}|(?i:{_MARKERS_EN}))\s*{_AFTER_MARKER}\s*{_LETTER_RUN}")
-# "B 正确", "选项B是正确的", "B项最合适", "ABC均正确", "只有D符合题意", "option B is correct"
+# "B 正确", "选项B是正确的", "B项最合适", "ABC均正确", "A、B、D三项正确", "只有D符合题意", "option B is correct",
+# "A, C and D are correct", "B and C are both true", "B is the answer"
 _POSITIVE_RE = re.compile(
-    rf"(?:选项|(?i:option)\s*)?{_LETTER_RUN}(?:\s*项|\s*选项)?(?:,?\s*[\"“][^\"”\n]{{1,80}}[\"”],?)?\s*"
+    rf"(?:选项|(?i:options?)\s*)?{_LETTER_RUN}(?:\s*项|\s*选项)?(?:,?\s*[\"“][^\"”\n]{{1,80}}[\"”],?)?\s*"
+    rf"(?:[二两三四五六七八]\s*(?:项|个选项|个)|的?(?:说法|描述|叙述|表述))?\s*"
     rf"(?:均|都|也)?\s*(?:是|为)?\s*(?:正确|最正确|最合适|最佳|最恰当|对的|对(?=[，,。.；;！!、\s]|$)|符合题意|"
-    rf"(?i:is (?:the )?(?:correct|right|best)(?: answer| choice| option)?))"
+    rf"(?:本题|该题|此题)?的?(?:正确|最佳|最终)?答案|"
+    rf"(?i:(?:is|are) (?:both |all )?(?:the )?(?:(?:correct|right|best|true|accurate|most appropriate)"
+    rf"(?: answers?| choices?| options?| statements?)?|answers?)\b))"
+)
+# "C is the exception", "B is the incorrect one", "option C is the one that is NOT …": the answer to a question
+# that asks for the false statement.
+_ODD_ONE_OUT = re.compile(
+    rf"(?:(?i:option|statement|choice)\s*)?{_LETTER_RUN}\s*(?:\([^()\n]{{2,40}}\))?\s*(?i:is|would be)\s+the\s+"
+    r"(?i:only\s+)?"
+    r"(?i:exception|(?:incorrect|false|wrong|untrue|inaccurate|odd)\s+(?:one|statement|option|choice|answer)|"
+    r"(?:one|option|statement|choice|answer)\s+(?:that|which)\s+(?:is|are|does|do|should|would|can|could)(?:\s+not|n't))\b"
 )
 # "除A外其余均错误" (the exception is the answer) / "除了B和D以外都正确" (the complement is)
 _EXCEPT_RE = re.compile(
     rf"除(?:了)?\s*{_LETTER_RUN}\s*项?\s*(?:以)?外[^。\n]{{0,10}}?(?:均|都|全)\s*(?:是)?\s*"
-    r"(错误|不正确|不对|错|正确|对|符合)|"
+    r"(错误|不正确|不对|错|正确|对|符合|属于|是|为)|"
     # "除E外，其余选项均为肝硬化失代偿期的表现": the others are what the question asks for.
     rf"除(?:了)?\s*{_LETTER_RUN}\s*项?\s*(?:以)?外?\s*[,，]?\s*(?:其余|其他|其它)(?:选项|各项|几项)?\s*(?:均|都|皆)\s*"
     r"(为|是|属于|对|正确)",
@@ -198,7 +226,13 @@ _COUNTED_ABOVE = re.compile(
     rf"((?:^|\n)(?:[ \t]*{_OPEN}?{_LETTER}{_CLOSE}?\s*[.、:：)][^\n]*\n)+)\s*以上\s*([二两三四五六七八]|\d)\s*(?:项|个)"
     r"(?:选项)?\s*(?:均|都|皆)\s*(?:为|是|正确|对|属于)"
 )
-_EXCEPT_EN = re.compile(rf"(?i:all(?: of the (?:options|choices|answers))? except)\s+{_LETTER_RUN}")
+_EXCEPT_EN = re.compile(r"(?i:\b(?:all|each|every|any)\b[^.\n]{0,60}?\bexcept(?: for)?"
+                        rf"(?: (?:statement|option|choice)s?)?)\s+{_LETTER_RUN}")
+# "以下各项均是……的表现，除了B项。": the exception closing its sentence.
+_EXCEPT_TAIL = re.compile(
+    rf"(?<![排剔删切免解])除(?:了)?\s*{_LETTER_RUN}\s*项?\s*(?:之外|以外|外)?\s*(?=[。.!！;；]|$)")
+# A sentence that says the others are false: its exception is the one that is true.
+_FALSE_OTHERS = re.compile(r"错误|不正确|不对|不是|不属于|(?<![a-z])(?i:incorrect|wrong|false|not)\b")
 _ALL_RE = re.compile(r"以上(?:选项|各项|答案|说法)?(?:均|都|全|皆)(?:是)?(?:正确|对)|以上(?:均|都|皆)是|"
                      r"全选|都选|全部(?:选|正确)|"
                      r"all (?:of )?the (?:above|options)(?: are correct)?", re.I)
@@ -220,7 +254,8 @@ def _special_options(option_texts: dict[str, str] | None, valid: str) -> dict[st
             out["all"] = k
     return out
 _NEGATION_AFTER = re.compile(
-    r"^[ \t]*(?:项|选项)?[ \t]*(?:是|为)?[ \t]*(?:并不|不|并非|不是|非|错误|有误|is (?:not|incorrect|wrong)|"
+    r"^[ \t]*(?:项|选项)?[ \t]*(?:是|为)?[ \t]*(?:并不|不|并非|不是|非|错误|有误|"
+    r"(?:is|are|was|were)(?: also)? (?:not|incorrect|wrong|false)|would(?: also)? be (?:incorrect|wrong|false)|"
     r"incorrect|wrong|是错|错)"
 )
 _NEGATION_BEFORE = re.compile(r"(?:不是|而不是|并非|不应选|不选|排除|而非|not|rather than|instead of)\s*$", re.I)
@@ -262,12 +297,92 @@ _ANSWER_HEDGE = re.compile(
     + _NO_SUITABLE_OPTION + "|"
     r"(?i:cannot determine (?:a|the|one) (?:single )?answer)"
 )
+# A conclusion that no option is correct ("以上选项均不正确", "答案：无", "None of the options provided is correct",
+# "Answer: N/A", "…, which is not among the choices"); not one about the OTHER options ("其余选项均不正确").
+# "以上均不对" / "none of the above" may also be the text of the last option: see `_no_option_correct`.
+_NONE_ABOVE = re.compile(
+    r"(?<!其他)(?<!其余)(?<!其它)(?<!剩下)(?<!另外)(?:以上|上述)(?:的)?(?:选项|答案|各项|说法|备选答案)?"
+    r"(?:均|都|全|皆)(?:不是(?:正确答案|正确的|最佳答案)?|不(?:完全)?(?:正确|对|准确|合适|恰当|符合)|错误|有误)|"
+    r"(?i:\b(?:final answer|answer|the answer is)\s*[:=]?\s*[\"']?none of the above)"
+)
+_NONE_CORRECT = re.compile(
+    r"(?:(?<![余他它下外])(?:所有|全部|[四五六]个|各个?)(?:的)?(?:选项|答案|各项|说法|备选答案)?|"
+    r"(?<![A-Z余他它下外各个有部、])选项)"
+    r"(?:均|都|全|皆)(?:不是(?:正确答案|正确的|最佳答案)?|不(?:完全)?(?:正确|对|准确|合适|恰当|符合)|错误|有误)|"
+    r"(?:正确)?答案不在(?:所给)?选项(?:之)?中|"
+    r"没有(?:一个)?(?:合适|正确|恰当)的?(?:答案|选项)|没有正确答案|无正确(?:答案|选项)|无答案可选|"
+    r"选项中(?:并)?没有(?:这一?项|这个选项|正确答案|该项)|(?:答案|正确答案)\s*(?:应该?)?\s*(?:为|是)?\s*[:：]?\s*[(\[【]?\s*无(?=[\s。.，,;；()（）\]】]|$)|"
+    r"(?i:none of (?:(?!other|remaining|rest|incorrect|wrong|remaining)[a-z]+ ){0,3}"
+    r"(?:options|choices|answers|answer choices)(?: \([^()\n]{1,12}\))?(?: provided| listed| given| here| above)?"
+    r" (?:is|are) "
+    r"(?:actually |really |fully |entirely |completely |strictly )?"
+    r"(?:correct|right|true|accurate|appropriate|the (?:correct|right) answer)|"
+    r"no (?:option|choice|answer) (?:is|was) (?:correct|right)|"
+    r"\bno (?:correct|right) (?:answer|option|choice)\b(?! (?:other than|besides|except|apart from)\b)|"
+    r"\ball (?:of the |the |four |five |these )?(?:options|choices|answers|answer choices) (?:are|were) "
+    r"(?:incorrect|wrong|false)|"
+    r"(?:n't|\bnot)\b[^.\n]{0,20}\bany of the (?:options|choices|answers)(?: \w+)? (?:is|are) (?:correct|right)|"
+    r"the (?:correct|right) answer (?:is|was) not (?:provided|given|listed|included|available|present|among|one of)|"
+    # "…, which are not listed." (not "the dose is not listed in the question")
+    r"(?:is|are)(?: not|n't) (?:listed(?= *(?:[.;,]|$| (?:as|among|in) (?:an? |the )?(?:options?|choices?|answers?)))|"
+    r"among the (?:options|choices|answers|answer choices))|"
+    r"\bnot (?:one )?(?:of|among) the (?:options|choices)(?: provided| given| listed)?\b(?! (?:that|which|who|to)\b)|"
+    r"none of (?-i:[A-Z])\s*(?:-|–|—|to)\s*(?-i:[A-Z])\b|"
+    r"\b(?:final answer|answer|the answer is)\s*[:=]?\s*[\"'(\[]?\s*(?:none(?! of the above)|n/?a)\b)"
+)
+# Every option rejected in one statement: "选项A、B、C、D均不符合题意", "A, B, C and D are all incorrect".
+_ALL_REJECTED = re.compile(
+    rf"{_LETTER_RUN}\s*(?:项|选项)?\s*(?:[二两三四五六七八]\s*(?:项|个选项|个))?\s*(?:均|都|全)\s*(?:不|错误|有误)|"
+    rf"{_LETTER_RUN}\s+(?i:are (?:all )?(?:incorrect|wrong|false))"
+)
+
+
+def _no_option_correct(text: str, valid: str, start: int = 0, above_counts: bool = True) -> bool:
+    """The response, in a statement ending after `start`, concludes that no option is correct ("None of the options
+    (A–D) is correct" holds its own 'D) is correct'). With `above_counts` False, "以上均不对" / "none of the above" do
+    not count (they may name the item's last option, whose text is not known)."""
+    if any(m.end() > start for m in _NONE_CORRECT.finditer(text)):
+        return True
+    if above_counts and any(m.end() > start for m in _NONE_ABOVE.finditer(text)):
+        return True
+    return any(set(_letters_in(m.group(1) or m.group(2))) == set(valid) for m in _ALL_REJECTED.finditer(text, start))
+
+
+# A second option endorsed beside the answer of a single-answer item: "D is also correct", "C也可以。", "正确答案是A，C
+# 同样正确", "A and C are both appropriate". ("C也可以作为辅助" is an aside, not an endorsement.)
+_SECOND_ENDORSED = re.compile(
+    rf"{_NOT_BEFORE}([A-Z]){_NOT_AFTER}(?:项|选项)?\s*(?:也|亦|同样|也同样|同样也)\s*(?:是)?\s*"
+    r"(?:正确(?:的)?|对(?:的)?|可以|可选|可行|合理|说得通|正确答案|符合题意)(?=\s*[。.，,;；!！)）]|\s*$)|"
+    rf"{_NOT_BEFORE}\(?([A-Z])\)?{_NOT_AFTER}(?:\s*\([^()\n]{{2,40}}\))?\s+(?i:(?:(?:is|seems)\s+(?:also|equally)|"
+    r"(?:would|could|might|may|can)\s+(?:also|equally)\s+be|(?:would|could) be\s+(?:also|equally))\s+"
+    r"(?:an?\s+)?(?:correct|right|acceptable|valid|appropriate|true)\b|(?:would|could|might|may|can)\s+also\s+work\b|"
+    r"(?:is|would be) (?:correct|right|acceptable|valid) (?:as well|too)\b)|"
+    rf"[,;]\s*(?:(?i:as is|and so is)\s+(?i:option\s+)?([A-Z]){_NOT_AFTER}|"
+    rf"(?i:and)\s+(?i:option\s+)?([A-Z]){_NOT_AFTER}\s+(?i:too|as well))\s*(?:[.;!]|$)|"
+    rf"{_NOT_BEFORE}([A-Z]){_NOT_AFTER}\s+(?i:and|or)\s+([A-Z]){_NOT_AFTER}\s+(?i:are|would be)\s+(?i:both|equally)\s+"
+    r"(?i:correct|right|appropriate|acceptable|valid|true)\b"
+)
+
+
+def _second_endorsed(text: str, answer: str, valid: str) -> bool:
+    """Another option than `answer` is endorsed as correct too, after the last mention of the answer ("B and D are
+    both correct, but B is the best" settles on B), outside a question or a condition."""
+    mentions = [m.start() for m in re.finditer(rf"{_NOT_BEFORE}{answer}{_NOT_AFTER}", text)]
+    for m in _SECOND_ENDORSED.finditer(text, mentions[-1] if mentions else 0):
+        letters = {g for g in m.groups() if g} & set(valid)
+        sentence = re.split(r"[。.!！?？\n]", text[:m.start()])[-1]
+        rest = re.split(r"[。.!！\n]", text[m.end():], maxsplit=1)[0]
+        if letters - {answer} and not _CONDITIONAL.search(sentence) and "?" not in rest and "？" not in rest:
+            return True
+    return False
+
+
 _TENTATIVE = re.compile(r"(?:可能|也许|或许|大概|是不是|(?i:maybe|possibly|perhaps))\s*(?:是|选|为|应该)?\s*$")
 _ALSO = re.compile(r"\s*(?:也|亦|同样|(?i:also|as well|too)\b)")
 # A response cut off in the middle of its option-by-option analysis ("…\nB. 急性前壁心肌梗死：").
 _TRUNCATED_TAIL = re.compile(rf"(?:^|\n)[ \t]*{_OPEN}?{_LETTER}{_CLOSE}?\s*[.、:：)][^\n]*(?:[:：,，、(（]|—|-|–)\s*$")
 # A response that stops mid-sentence: on a comma or colon, or on a word that cannot end a sentence.
-_DANGLING_END = re.compile(r"(?:[,，、:：;；(（]|(?<![\u4e00-\u9fff])(?:但|而|和|及|的)|"
+_DANGLING_END = re.compile(r"(?:[,，、:：;；(（]|(?<![\u4e00-\u9fff])(?:但|而|和|及|的)|因此|所以|因为|由于|故而|"
                            r"(?<=\s)(?:is|are|was|the|of|to|and|but|or|with|because|which))\s*$")
 _CONDITIONAL = re.compile(r"如果|若是|假如|倘若|(?<!倘)若(?!干)|(?i:\bif\b)")
 # A clause that only offers its letter as a possibility ("可以选择A", "可能需要选择E", "it could be B"); not the
@@ -277,6 +392,7 @@ _CLAUSE_TENTATIVE = re.compile(
 )
 # Two different letters offered as alternatives: "either A or E", "(B) or … (E)", "可能是A也可能是C", "A或C均可".
 _DISJUNCTION = re.compile(
+    rf"{_NOT_BEFORE}([A-Z]){_NOT_AFTER}\s*[(（]\s*(?i:or|或者?)\s*([A-Z])\s*[)）]|"  # "B (or D)"
     rf"(?i:\beither\b)[^.\n。]{{0,40}}?{_NOT_BEFORE}\(?([A-Z])\)?{_NOT_AFTER}[^.\n。]{{0,60}}?(?i:\bor\b)[^.\n。]{{0,60}}?"
     rf"{_NOT_BEFORE}\(?([A-Z])\)?{_NOT_AFTER}|"
     rf"(?i:\b(?:could|might|may) be\b)[^.\n。]{{0,60}}?\(([A-Z])\)[^.\n。]{{0,20}}?(?i:\bor\b)[^.\n。]{{0,60}}?"
@@ -333,6 +449,22 @@ def _letters_in(run: str) -> list[str]:
     return re.findall(_LETTER, bare)
 
 
+_LABELLED_ITEM = re.compile(rf"(?:和|及|与|(?i:and)\s+)?{_OPEN}?({_LETTER}){_CLOSE}?\s*[.、:：)]?\s*\S")
+
+
+def _labelled_list(text: str, start: int) -> list[str]:
+    """Letters of options written out one after another on the answer's line: "正确答案：A. 感染；C. 血栓；D. 肾损伤",
+    "Answers: (A) Furosemide; (C) Spironolactone" ([] unless every segment opens with its own option label)."""
+    line = re.split(r"[\n。]", text[start:], maxsplit=1)[0]
+    next_label = rf"(?=(?:和|及|与|(?i:and)\s+)?{_OPEN}?{_LETTER}{_CLOSE}?\s*[.、:：)])"
+    segments = re.split(rf"\s*[；;]\s*|\s*[，,、]\s*{next_label}", line)
+    labels = [_LABELLED_ITEM.match(seg) for seg in segments]
+    letters = [m.group(1) for m in labels if m]
+    if len(segments) < 2 or len(letters) != len(segments) or len(set(letters)) != len(letters):
+        return []
+    return letters
+
+
 def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None, multi: bool = True
                  ) -> list[tuple[int, list[str], bool]]:
     """Every explicit answer statement: (position, letters, tentative), skipping negated ones and words."""
@@ -352,7 +484,7 @@ def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None, m
         hits.append((pos, letters, tentative))
 
     for m in _MARKER_RE.finditer(text):
-        after = text[m.end():m.end() + 12]
+        after = text[m.end():m.end() + 24]
         before = text[max(0, m.start() - 8):m.start()]
         letters = _letters_in(m.group(1))
         if _NEGATION_BEFORE.search(before):
@@ -363,6 +495,8 @@ def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None, m
             letters = letters[:-1]  # "正确的是：A、B、C、E；D错误": the run ran on into the next clause
         if len(letters) > 1 and "," in m.group(1) and _ALSO.match(after):
             letters = letters[:1]  # "所以选B，C也可以作为辅助": B is the answer, C an aside
+        if multi and len(letters) == 1:
+            letters = _labelled_list(text, m.start(1)) or letters
         if letters:
             add(m.start(), letters, m.start(1))
     for m in _POSITIVE_RE.finditer(text):
@@ -370,19 +504,34 @@ def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None, m
         letters = _letters_in(m.group(1))
         if _NEGATION_BEFORE.search(before) or not letters:
             continue
+        if len(letters) < 2 and re.search(r"(?i)\bare\b", m.group(0)):
+            continue  # "All of the following except C are correct": C is not what is correct
+        if _ALSO.search(m.group(0)):
+            if not multi:
+                continue  # "答案：C（B也正确）": a second option endorsed is no answer (see _second_endorsed)
+            earlier = [h for h in hits if h[0] < m.start() and not h[2]]
+            if earlier:  # "A正确。B也正确。": B is added to the answer before it
+                letters = sorted(set(max(earlier)[1]) | set(letters))
         add(m.start(), letters)
+    # An exception ("除A外其余均错误", "all of the options except D are …", "…，除了B项。"): with one answer to give it
+    # is the answer (of an EXCEPT question, or the one left when the others are wrong); with several, the others
+    # are, unless the sentence says the others are wrong.
     for m in _EXCEPT_RE.finditer(text):
         named = [x for x in _letters_in(m.group(1) or m.group(3)) if x in valid]
-        if not named:
-            continue
-        if m.group(2) in ("错误", "不正确", "不对", "错"):
-            add(m.start(), named)
-        else:
-            add(m.start(), [x for x in valid if x not in named])
-    for m in _EXCEPT_EN.finditer(text):
-        named = [x for x in _letters_in(m.group(1)) if x in valid]
         if named:
-            add(m.start(), [x for x in valid if x not in named])
+            others_wrong = m.group(2) in ("错误", "不正确", "不对", "错")
+            add(m.start(), named if others_wrong or not multi else [x for x in valid if x not in named])
+    for rx in (_EXCEPT_EN, _EXCEPT_TAIL):
+        for m in rx.finditer(text):
+            named = [x for x in _letters_in(m.group(1)) if x in valid]
+            sentence = re.split(r"[。.!！?？\n]", text[:m.start()])[-1] + text[m.start():m.end() + 40].split("\n")[0]
+            if named:
+                others_wrong = bool(_FALSE_OTHERS.search(sentence))
+                add(m.start(), named if others_wrong or not multi else [x for x in valid if x not in named])
+    for m in _ODD_ONE_OUT.finditer(text):
+        named = [x for x in _letters_in(m.group(1)) if x in valid]
+        if len(named) == 1:
+            add(m.start(), named)
     special = special or {}
     for m in _ALL_RE.finditer(text):
         if _NEGATION_BEFORE.search(text[max(0, m.start() - 8):m.start()]):
@@ -452,8 +601,47 @@ def _self_contradiction(text: str, valid: str) -> bool:
                for (p1, _, a), (_, e2, b) in itertools.pairwise(strong))
 
 
-def _decide(hits: list[tuple[int, list[str], bool]], text: str) -> tuple[list[str] | None, str]:
-    """The final answer among the hits: the last definite one; tentative ones only if they agree."""
+_ODD_STATEMENT = re.compile(rf"(?:{_ODD_MARKERS_ZH}|(?i:{_ODD_MARKERS_EN}))\s*{_AFTER_MARKER}\s*{_LETTER_RUN}")
+
+
+def _rival_verdicts(text: str, answer: str) -> bool:
+    """`answer` is only said to be correct ("D is true"), never stated as the answer, and another option is said to
+    be correct too after the last correction: two options endorsed ("A is true. B is true. C is false. D is true.")."""
+    if any(_letters_in(m.group(1)) == [answer] for rx in (_MARKER_RE, _STRONG_ANSWER) for m in rx.finditer(text)):
+        return False
+    if any(_letters_in(m.group(1)) == [answer] and re.search(r"(?i:best|most|answer)|最|答案", m.group(0))
+           for m in _POSITIVE_RE.finditer(text)):
+        return False  # "B and D are both correct, but B is the best answer"
+    since = max((m.end() for m in _CORRECTION.finditer(text)), default=0)
+    endorsed = {x for m in _POSITIVE_RE.finditer(text, since) if not _ALSO.search(m.group(0))
+                and not _NEGATION_BEFORE.search(text[max(0, m.start() - 8):m.start()])
+                for x in _letters_in(m.group(1))}
+    return bool(endorsed - {answer})
+
+
+def _answer_then_odd_one(text: str, answer: str, valid: str) -> bool:
+    """An answer stated ("the answer is C"), then `answer`, a different option, named as the false one or the
+    exception, with no correction between: only the question (which the extractor does not see) could tell which
+    of the two answers it, so neither is read."""
+    odd = [m.start() for rx in (_ODD_STATEMENT, _ODD_ONE_OUT, _EXCEPT_EN, _EXCEPT_TAIL, _EXCEPT_RE)
+           for m in rx.finditer(text)
+           if _letters_in(m.group(1) or (m.group(3) if rx is _EXCEPT_RE else "")) == [answer]]
+    if not odd:
+        return False
+    last = max(odd)
+    for m in _STRONG_ANSWER.finditer(text[:last]):
+        stated = set(_letters_in(m.group(1)))
+        if len(stated) == 1 and stated != {answer} and stated <= set(valid) and not _CORRECTION.search(text, m.end(),
+                                                                                                       last):
+            return True
+    return False
+
+
+def _decide(hits: list[tuple[int, list[str], bool]], text: str, valid: str, none_option: bool | None = False
+            ) -> tuple[list[str] | None, str]:
+    """The final answer among the hits: the last definite one; tentative ones only if they agree. A conclusion
+    after it that no option is correct cancels it, unless the item has a 'none of the above' option (`none_option`
+    True), or may have one (None: option texts unknown) and the answer is the last option."""
     definite = [h for h in hits if not h[2]]
     if definite:
         pos, letters, _ = definite[-1]
@@ -464,6 +652,9 @@ def _decide(hits: list[tuple[int, list[str], bool]], text: str) -> tuple[list[st
             return None, "inconsistent"
         if _ANSWER_HEDGE.search(text, pos):
             return None, "hedge_after_answer"
+        above_counts = none_option is False or letters != [valid[-1]]
+        if none_option is not True and _no_option_correct(text, valid, pos, above_counts):
+            return None, "no_option_correct"
         return letters, "marker"
     distinct = {tuple(h[1]) for h in hits}
     if len(distinct) == 1:
@@ -471,7 +662,8 @@ def _decide(hits: list[tuple[int, list[str], bool]], text: str) -> tuple[list[st
     return None, "hedge"
 
 
-_LIST_LINE = rf"[ \t]*(?:[-*•]|\d+[.、)])?[ \t]*{_OPEN}?({_LETTER}){_CLOSE}?{_NOT_AFTER}(?:[.、:：)]|[ \t])[^\n]*"
+_LIST_LINE = (rf"[ \t]*(?:[-*•]|\d+[.、)])?[ \t]*{_OPEN}?({_LETTER}){_CLOSE}?{_NOT_AFTER}"
+              r"(?:(?:[.、:：)]|[ \t])[^\n]*|(?=\n|$))")  # "- A …", or the letter alone on its line
 _LIST_STRONG = re.compile(rf"(?:{_MARKERS_ZH}|(?i:{_MARKERS_EN}))\s*[:：]?[ \t]*\n((?:{_LIST_LINE}\n?)+)")
 # For multi-answer items any line ending in a colon may introduce the chosen options.
 _LIST_ANY = re.compile(rf"[:：][ \t]*\n((?:{_LIST_LINE}\n?)+)")
@@ -668,6 +860,14 @@ def _marked_options(text: str, option_texts: dict[str, str]) -> str | None:
     return "".join(sorted(ticked)) if ticked else None
 
 
+def _second_option_line(text: str, first: str, valid: str) -> bool:
+    """The line after an opening option line is another option's line (or its letter alone), not rejecting it: two
+    answers given."""
+    m = re.match(rf"\s*[^\n]*\n\s*{_OPEN}?({_LETTER}){_CLOSE}?"
+                 r"(?:[ \t]*[.、:：)][ \t]*([^\n]*)|[ \t]*[.。]?[ \t]*(?=\n|$))", text)  # "B. …\nD. …", "B\nD"
+    return bool(m and m.group(1) != first and m.group(1) in valid and not _NEGATED_CLAUSE.search(m.group(2) or ""))
+
+
 def _echo_end(text: str) -> int:
     """Where the last line that starts with an option label ends."""
     ends = [m.end() for m in re.finditer(rf"(?m)^[ \t]*{_OPEN}?{_LETTER}{_CLOSE}?\s*[.、:：)][^\n]*$", text)]
@@ -676,23 +876,45 @@ def _echo_end(text: str) -> int:
 
 def extract_choice(response: str, options: str, *, multi: bool = False,
                    option_texts: dict[str, str] | None = None) -> Extraction:
-    """The chosen letter (single) or sorted letter set (multi) among `options`, e.g. 'ABCDE'."""
+    """The chosen letter (single) or sorted letter set (multi) among `options`, e.g. 'ABCDE'. A single answer with
+    a second option endorsed beside it ("The answer is B. D is also correct.") is a hedge: no answer."""
+    found = _read_choice(response, options, multi=multi, option_texts=option_texts)
+    if not multi and isinstance(found.answer, str):
+        text = _answer_region(clean_response(response) or "", options.upper())
+        if _second_endorsed(text, found.answer, options.upper()):
+            return Extraction(None, "second_option_endorsed")
+        if _answer_then_odd_one(text, found.answer, options.upper()):
+            return Extraction(None, "inconsistent")
+        if found.method == "marker" and _rival_verdicts(text, found.answer):
+            return Extraction(None, "second_option_endorsed")
+    return found
+
+
+def _answer_region(text: str, valid: str) -> str:
+    """The cleaned response with quoted letters unquoted ({"answer": ["B", "C"]}), cut before a further question the
+    model invents with its own options once it has answered this one (a restated question before any answer is not
+    an invented one)."""
+    text = re.sub(r"[\"'“”‘’]([A-Z])[\"'“”‘’]", r"\1", text)
+    invented = _NEXT_QUESTION.search(text)
+    if invented:
+        before = text[:invented.start()]
+        if _marker_hits(before, valid) or _STANDALONE_START.match(before):
+            return before
+    return text
+
+
+def _read_choice(response: str, options: str, *, multi: bool = False,
+                 option_texts: dict[str, str] | None = None) -> Extraction:
+    """The cascade of rules behind `extract_choice`, most explicit first."""
     text = clean_response(response)
     if text is None:
         return Extraction(None, "unterminated_reasoning")
     if not text.strip():
         return Extraction(None, "empty")
     valid = options.upper()
-    text = re.sub(r"[\"'“”‘’]([A-Z])[\"'“”‘’]", r"\1", text)  # {"answer": ["B", "C"]}
-    # A model that answers and then invents a further question with its own options (and answers that too):
-    # only what comes before the invented question is the answer to this one.
-    # (A restated question before any answer is not an invented one.)
-    invented = _NEXT_QUESTION.search(text)
-    if invented:
-        before = text[:invented.start()]
-        if _marker_hits(before, valid) or _STANDALONE_START.match(before):
-            text = before
-    hits = _marker_hits(text, valid, _special_options(option_texts, valid), multi)
+    text = _answer_region(text, valid)
+    special = _special_options(option_texts, valid)
+    hits = _marker_hits(text, valid, special, multi)
     listed = _listed(text, multi)
     if listed and (not hits or listed[0] >= hits[-1][0]):
         hits.append(listed)
@@ -709,7 +931,8 @@ def extract_choice(response: str, options: str, *, multi: bool = False,
     if unfinished and not _STRONG_ANSWER.search(text):
         return Extraction(None, "truncated")
     if hits:
-        letters, method = _decide(hits, text)
+        none_option = True if "none" in special else (False if option_texts else None)
+        letters, method = _decide(hits, text, valid, none_option)
         if letters is None:
             return Extraction(None, method)
         chosen = sorted(set(letters))
@@ -722,6 +945,9 @@ def extract_choice(response: str, options: str, *, multi: bool = False,
         return Extraction(None, "marker_ambiguous")
     if _HEDGE.search(text):
         return Extraction(None, "hedge")
+    # ("None of the above" may be the last option's text when the option texts are not known.)
+    if "none" not in special and _no_option_correct(text, valid, above_counts=bool(option_texts)):
+        return Extraction(None, "no_option_correct")
     marked = _marked_options(text, {k: v for k, v in (option_texts or {}).items() if k in valid})
     if marked is not None and (multi or len(marked) == 1):
         return Extraction(marked, "marked_lines")
@@ -736,6 +962,10 @@ def extract_choice(response: str, options: str, *, multi: bool = False,
     if len(opening) == 1 and not echoed:
         return Extraction(opening[0], "leading_option_text")  # "四君子汤。\n\n本方由……"
     m = _STANDALONE_START.match(text)
+    if m and _NEGATION_AFTER.match(text[m.end(1):]):
+        m = None  # "A项不符合。……": the response opens by rejecting A
+    if m and not multi and _second_option_line(text, m.group(1).upper(), valid):
+        return Extraction(None, "second_option_endorsed")  # "B. Ceftriaxone\nD. Azithromycin"
     if m and m.group(1).upper() in valid and not echoed:
         if multi:
             run = re.match(rf"^\s*({_LETTER}(?:{_JOIN}?{_LETTER})*){_NOT_AFTER}", text)
