@@ -261,8 +261,8 @@ def agreement(ratings: Sequence[Rating], *, rubric: Rubric | None = None, level:
         if any(r.model for r in rs):
             models = {m.group: m for m in group_means(rs, lambda r: r.model, domain[0], domain[-1])}
         out[aspect] = AspectAgreement(alpha=a.alpha, lower=a.lower, upper=a.upper, n_items=a.n_items,
-                                      n_raters=a.n_raters, level=level, reason=a.reason, kappa=pair_kappas(rs, domain, weights),
-                                      models=models)
+                                      n_raters=a.n_raters, level=level, reason=a.reason,
+                                      kappa=pair_kappas(rs, domain, weights), models=models)
     return out
 
 
