@@ -10,8 +10,11 @@ quadratic time.
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from itertools import accumulate, compress, islice
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +23,10 @@ from climedbench.data.encoding import BadByte
 BLOCK = 1 << 16
 OPEN = frozenset({"start_map", "start_array"})
 CLOSE = frozenset({"end_map", "end_array"})
-KIND = {"start_map": "dict", "start_array": "list", "number": "number", "string": "str", "boolean": "bool",
-        "null": "null"}
+NESTING = OPEN | CLOSE
+DELTA = {"start_map": 1, "start_array": 1, "end_map": -1, "end_array": -1, "map_key": 0, "number": 0,
+         "string": 0, "boolean": 0, "null": 0, "integer": 0, "double": 0}
+KIND = {"start_map": "dict", "start_array": "list"}
 
 
 @dataclass
@@ -47,7 +52,7 @@ class Member:
 class Layout:
     """The shape of a JSON document and the line spans of its records."""
 
-    top: str | None = None  # the top value's kind: 'list', 'dict', 'str', ...
+    top: str | None = None  # the top value's type name: 'list', 'dict', 'str', 'int', ...
     top_span: Span = field(default_factory=lambda: Span(1, 1))
     elements: list[Span] = field(default_factory=list)  # of a top-level list
     members: list[Member] = field(default_factory=list)  # of a top-level object
@@ -62,22 +67,27 @@ class _Several(Exception):
 def pieces(path: Path, bad: Mapping[int, BadByte], by_line: bool = True) -> Iterator[tuple[int, bytes]]:
     """The file's bytes with the line number of each piece; `by_line`: every piece lies within one line. A line
     with a byte that is not UTF-8 is passed on with it replaced (U+FFFD): its record is reported, the rest read."""
+    by_line = by_line or bool(bad)
     line = 1
     first = True
     with path.open("rb") as fh:
-        while True:
-            chunk = fh.readline(BLOCK) if by_line or bad else fh.read(BLOCK)
-            if not chunk:
-                return
+        while block := fh.read(BLOCK):
             if first:
                 first = False
-                if chunk.startswith(b"\xef\xbb\xbf"):
-                    chunk = chunk[3:]
-            if line in bad:
-                chunk = chunk.decode("utf-8", "replace").encode("utf-8")
-            yield line, chunk
-            if by_line or bad:
-                line += chunk.endswith(b"\n")
+                block = block.removeprefix(codecs.BOM_UTF8)
+            if not by_line:
+                yield line, block
+                continue
+            parts = block.split(b"\n")
+            for k, part in enumerate(parts):
+                last = k == len(parts) - 1
+                if last and not part:
+                    break
+                piece = part if last else part + b"\n"
+                if line in bad:
+                    piece = piece.decode("utf-8", "replace").encode("utf-8")
+                yield line, piece
+                line += not last
 
 
 def _message(e: Exception) -> str:
@@ -86,60 +96,28 @@ def _message(e: Exception) -> str:
 
 
 def layout(path: Path, bad: Mapping[int, BadByte]) -> Layout:
-    """Map the document (first pass)."""
+    """Map the document (first pass). The parser is fed one line at a time (so each event has its line); a
+    line that opens or closes nothing while inside a record is skipped at once, and a long line (a minified
+    file) has its depths computed by C code (accumulate), only the events at a record's depth going through
+    Python."""
     import ijson
     from ijson.utils import sendable_list
 
     out = Layout()
     events: list[tuple[str, Any]] = sendable_list()
     coro = ijson.basic_parse_coro(events, multiple_values=True, use_float=True)
-    depth = 0
-    key = ""
-    member: Member | None = None
-    start = 0
+    send = coro.send
+    state = _State()
     line = 1
     try:
         for line, data in pieces(path, bad):
-            coro.send(data)
-            for ev, value in events:
-                if ev == "map_key":
-                    if depth == 1:
-                        key = value
-                    continue
-                if ev in CLOSE:
-                    depth -= 1
-                else:
-                    # a value starts under `depth` open containers
-                    if depth == 0:
-                        if out.top is not None:
-                            raise _Several
-                        out.top = KIND[ev]
-                        out.top_span = Span(line)
-                    elif depth == 1:
-                        if out.top == "list":
-                            start = line
-                        else:
-                            member = Member(str(key), KIND[ev], Span(line))
-                    elif depth == 2 and member is not None and member.kind == "list":
-                        start = line
-                        member.all_dicts = member.all_dicts and ev == "start_map"
-                    if ev in OPEN:
-                        depth += 1
-                        continue
-                # a value ends under `depth` open containers
-                if depth == 0:
-                    out.top_span.end = line
-                elif depth == 1:
-                    if out.top == "list":
-                        out.elements.append(Span(start, line))
-                    elif member is not None:
-                        member.span.end = line
-                        out.members.append(member)
-                        member = None
-                elif depth == 2 and member is not None and member.kind == "list":
-                    member.elements.append(Span(start, line))
-            events.clear()
+            send(data)
+            if events:
+                if state.depth < state.quiet or not NESTING.isdisjoint(map(_first, events)):
+                    state.take(events, line, out)
+                events.clear()
         coro.close()
+        state.take(events, line, out)
     except _Several:
         out.several = True
     except ijson.JSONError as e:  # IncompleteJSONError is one
@@ -147,6 +125,91 @@ def layout(path: Path, bad: Mapping[int, BadByte]) -> Layout:
     if out.top is None and out.error is None:
         out.error = (line, "empty file (no JSON value)")
     return out
+
+
+_first = itemgetter(0)
+
+
+@dataclass
+class _State:
+    depth: int = 0  # containers open
+    quiet: int = 1 << 30  # from this depth on, a line that opens or closes nothing changes no record
+    key: str = ""
+    member: Member | None = None
+    start: int = 0
+
+    def take(self, events: list[tuple[str, Any]], line: int, out: Layout) -> None:
+        """Update the layout with the events of one line."""
+        if len(events) <= 32:
+            depth = self.depth
+            for ev, value in events:
+                if ev == "map_key":
+                    if depth == 1:
+                        self.key = value
+                elif ev in CLOSE:
+                    depth -= 1
+                    self._end(depth, line, out)
+                else:
+                    self._start(depth, ev, value, line, out)
+                    if ev in OPEN:
+                        depth += 1
+                    else:
+                        self._end(depth, line, out)
+            self.depth = depth
+        else:
+            self._take_many(events, line, out)
+        listed = out.top == "dict" and self.member is not None and self.member.kind == "list"
+        self.quiet = 3 if listed else 2 if out.top is not None else 1 << 30
+
+    def _take_many(self, events: list[tuple[str, Any]], line: int, out: Layout) -> None:
+        depths = list(accumulate(map(DELTA.__getitem__, map(_first, events)), initial=self.depth))
+        self.depth = depths[-1]
+        lowest = map(min, depths, islice(depths, 1, None))  # per event: the lower of the depths around it
+        inner = out.top == "dict" and (min(depths) <= 1 or (self.member is not None and self.member.kind == "list"))
+        limit = 2 if inner or out.top is None else 1
+        for i in compress(range(len(events)), map(limit.__ge__, lowest)):
+            ev, value = events[i]
+            depth = depths[i]  # open containers before the event
+            if ev == "map_key":
+                if depth == 1:
+                    self.key = value
+                continue
+            if ev in CLOSE:
+                self._end(depth - 1, line, out)
+                continue
+            self._start(depth, ev, value, line, out)
+            if ev not in OPEN:
+                self._end(depth, line, out)
+
+    def _start(self, depth: int, ev: str, value: Any, line: int, out: Layout) -> None:
+        """A value starts under `depth` open containers."""
+        if depth == 0:
+            if out.top is not None:
+                raise _Several
+            out.top = KIND[ev] if ev in OPEN else type(value).__name__
+            out.top_span = Span(line)
+        elif depth == 1:
+            if out.top == "list":
+                self.start = line
+            else:
+                self.member = Member(str(self.key), KIND.get(ev, "scalar"), Span(line))
+        elif depth == 2 and self.member is not None and self.member.kind == "list":
+            self.start = line
+            self.member.all_dicts = self.member.all_dicts and ev == "start_map"
+
+    def _end(self, depth: int, line: int, out: Layout) -> None:
+        """A value ends under `depth` open containers."""
+        if depth == 0:
+            out.top_span.end = line
+        elif depth == 1:
+            if out.top == "list":
+                out.elements.append(Span(self.start, line))
+            elif self.member is not None:
+                self.member.span.end = line
+                out.members.append(self.member)
+                self.member = None
+        elif depth == 2 and self.member is not None and self.member.kind == "list":
+            self.member.elements.append(Span(self.start, line))
 
 
 def values(path: Path, bad: Mapping[int, BadByte], make: Callable[[Any], Any]) -> Iterator[Any]:

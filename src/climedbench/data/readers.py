@@ -118,12 +118,8 @@ def read_json(path: Path, shown: str, bad: Mapping[int, BadByte] = NO_BAD) -> It
 
 def _record(shown: str, line: int, obj: Any) -> RawRecord:
     if not isinstance(obj, dict):
-        return RawRecord(shown, line, None, f"expected a JSON object, got {_kind(obj)}")
+        return RawRecord(shown, line, None, f"expected a JSON object, got {type(obj).__name__}")
     return RawRecord(shown, line, obj)
-
-
-def _kind(obj: Any) -> str:
-    return "number" if isinstance(obj, (int, float)) and not isinstance(obj, bool) else type(obj).__name__
 
 
 def _read_delimited(path: Path, shown: str, delimiter: str, bad: Mapping[int, BadByte]) -> Iterator[RawRecord]:
