@@ -51,11 +51,11 @@ def test_a_json_array_reads_in_linear_time(tmp_path):
     # Eight times the records must take well under 8 x 8 = 64 times as long; the bound leaves room for a loaded
     # machine (the best of three reads is taken) while a quadratic reader needs about 50 times as long.
     small, big = tmp_path / "small.json", tmp_path / "big.json"
-    small.write_text(json.dumps([bkt(i) for i in range(1500)], ensure_ascii=False, indent=1), "utf-8")
-    big.write_text(json.dumps([bkt(i) for i in range(12000)], ensure_ascii=False, indent=1), "utf-8")
+    small.write_text(json.dumps([bkt(i) for i in range(2000)], ensure_ascii=False, indent=1), "utf-8")
+    big.write_text(json.dumps([bkt(i) for i in range(16000)], ensure_ascii=False, indent=1), "utf-8")
     t_small, n_small = _read_seconds(small)
     t_big, n_big = _read_seconds(big)
-    assert (n_small, n_big) == (1500, 12000)
+    assert (n_small, n_big) == (2000, 16000)
     assert t_big / t_small < 20, (t_small, t_big)
 
 
@@ -185,3 +185,21 @@ def test_a_table_lacking_a_required_column_is_one_error(tmp_path, suffix):
     _write_table(p, header, rows)
     fixed = load_items(p, suite)
     assert fixed.problems == [] and len(fixed.items) == len(rows)
+
+
+def test_a_loader_reading_its_own_format_gets_the_same_message(tmp_path):
+    # The IOB loader opens its .txt files itself: a UTF-16 file raised UnicodeDecodeError out of load_items.
+    suite = load_suite("clinicbench")
+    d = tmp_path / "NCBI-disease"
+    d.mkdir()
+    text = "Hereditary\tB\ncolorectal\tI\ncancer\tI\nis\tO\nrare\tO\n\nThe\tO\ngene\tO\n"
+    (d / "test.txt").write_bytes(text.encode("utf-16"))
+    report = load_items(tmp_path, suite)
+    assert report.items == []
+    assert len(report.problems) == 1
+    assert str(report.problems[0]).startswith(f"{d / 'test.txt'}:1: not UTF-8 text (first bad byte 0xff at line 1, "
+                                              "byte offset 0); it reads as UTF-16")
+    _convert_as_told(report.problems[0].reason, tmp_path)
+    (d / "test.txt").unlink()
+    converted = load_items(tmp_path, suite)
+    assert converted.problems == [] and [i.targets for i in converted.items] == [["Hereditary colorectal cancer"], []]
