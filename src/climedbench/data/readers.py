@@ -112,8 +112,20 @@ def read_json(path: Path, shown: str, bad: Mapping[int, BadByte] = NO_BAD) -> It
     elif shape.top is not None and shape.error is None:
         yield RawRecord(shown, 1, None, f"expected a JSON array or object, got {shape.top}")
     if shape.error is not None:
-        line, message = shape.error
+        line, message = _python_json_error(path) or shape.error
         yield RawRecord(shown, line, None, f"not valid JSON ({message})")
+
+
+def _python_json_error(path: Path) -> tuple[int, str] | None:
+    """Line and message of Python's json parser, which names the column (ijson's does not); read only for a file
+    that has a syntax error."""
+    try:
+        json.loads(path.read_text(encoding="utf-8-sig", errors="replace"))
+    except json.JSONDecodeError as e:
+        return e.lineno, f"{e.msg} at column {e.colno}"
+    except (ValueError, RecursionError):
+        return None
+    return None
 
 
 def _record(shown: str, line: int, obj: Any) -> RawRecord:
