@@ -74,8 +74,8 @@ def _spanned(shown: str, span: Span, obj: Any, bad: Mapping[int, BadByte]) -> Ra
 def read_json(path: Path, shown: str, bad: Mapping[int, BadByte] = NO_BAD) -> Iterator[RawRecord]:
     """An array of objects; {'data': [...]}; {key: [...]} (the key names the task, e.g. a scenario code);
     or {key: {...}, ...} (records keyed by id, as PubMedQA's ori_pqal.json). Each keeps its start line.
-    Read as a stream (json_stream): linear time, one record in memory at a time; the records before a
-    syntax error are kept."""
+    Read as a stream (json_stream): linear time, one record in memory at a time (one task's list for
+    {key: [...]}); the records before a syntax error are kept."""
     from climedbench.data import json_stream as js
 
     shape = js.layout(path, bad)
