@@ -75,6 +75,18 @@ def test_alpha_interval_is_seeded_and_undefined_without_variation():
     assert flat.alpha is None and flat.lower is None and flat.n_items == 3
 
 
+
+def test_alpha_of_one_item_is_not_computable_not_zero():
+    # Issue 20: one item rated 2 and 4 by two raters gave α 0.0 [0.0, 0.0], read as "measured: no agreement".
+    one = ratings_of({"A": [2, 5], "B": [4, NA]})  # the second item has one rating: not pairable
+    a = krippendorff_alpha(one, [1, 2, 3, 4, 5], "ordinal", replicates=50)
+    assert (a.alpha, a.lower, a.upper, a.n_items) == (None, None, None, 1)
+    assert a.reason is not None and "at least 2 items" in a.reason and "found 1" in a.reason
+    out = agreement_json(agreement(one, replicates=50))["x"]
+    assert out["alpha"] is None and out["lower"] is None and out["reason"] == a.reason
+    two = krippendorff_alpha(ratings_of({"A": [2, 5], "B": [4, 5]}), [1, 2, 3, 4, 5], "ordinal", replicates=0)
+    assert two.alpha is not None and two.reason is None
+
 @pytest.mark.parametrize("weights", ["linear", "quadratic", "none"])
 def test_weighted_kappa_matches_scikit_learn(weights):
     rng = np.random.default_rng(11)

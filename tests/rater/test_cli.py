@@ -144,3 +144,20 @@ def test_items_study_and_clear_errors(tmp_path):
                  "--db", str(tmp_path / "x.sqlite"))
     assert "rates model answers" in str(result.exception)
     assert not (tmp_path / "x.sqlite").exists()
+
+
+def test_alpha_of_one_rated_item_is_null_with_a_reason(tmp_path):
+    # Issue 20: one item rated by two raters gave "α 0.000 [0.000, 0.000]", which reads as a measured disagreement.
+    ratings = tmp_path / "one.csv"
+    ratings.write_text("item,answer,rater,aspect,score,model,task,time\n"
+                       "WTD-001,1,ana,correctness,2,m,WTD,\nWTD-001,1,bo,correctness,4,m,WTD,\n", encoding="utf-8")
+    data = json.loads(run("agreement", str(ratings), "--json", "--replicates", "50").stdout)["correctness"]
+    assert (data["alpha"], data["lower"], data["upper"], data["n_items"]) == (None, None, None, 1)
+    assert "needs at least 2 items rated by two or more raters, found 1" in data["reason"]
+    table = run("agreement", str(ratings), "--replicates", "50").stdout
+    assert "α of correctness: not computable" in table and "0.000" not in table
+    out = tmp_path / "analyses"
+    run("analyze", str(ratings), "--out", str(out), "--replicates", "50", "--quiet")
+    record = json.loads((out / "ratings.json").read_text())
+    assert any(n.startswith("alpha of correctness: not computable") for n in record["notes"])
+    assert record["data"]["alpha"]["correctness"]["alpha"] is None

@@ -4,6 +4,7 @@ concurrent raters all get through, item text is escaped, token guessing is rate-
 
 from __future__ import annotations
 
+import socket
 import sqlite3
 from concurrent.futures import ThreadPoolExecutor
 
@@ -121,6 +122,7 @@ def test_bad_input_gets_a_4xx_and_changes_nothing(served):
             ("position not a number", post(c, token, "1x", sid, case, good), 404, "No such case"),  # type: ignore[arg-type]
             ("unknown token", post(c, "x" * 43, 1, sid, case, good), 404, "not valid"),
             ("missing scores", post(c, token, 1, sid, case, {fields[0]: "4"}), 400, "missing"),
+            ("NUL in the comment", post(c, token, 1, sid, case, good, comment="ok\x00then"), 400, "NUL character"),
         ]
         for what, r, status, message in attempts:
             assert (what, r.status_code) == (what, status)
@@ -188,3 +190,30 @@ def test_token_guessing_is_rate_limited(tmp_path):
         assert c.get("/admin/guess").status_code == 429
         blocked = c.get(f"/r/{token}/1")
         assert blocked.status_code == 429 and int(blocked.headers["retry-after"]) > 500
+
+
+def test_a_client_dropping_mid_request_logs_no_traceback(tmp_path):
+    # Issue 20: a rater closing the tab while a form was being sent logged "Exception in ASGI application" and a
+    # traceback (starlette's ClientDisconnect) on the server's console.
+    db, tokens = make_study(tmp_path, n=2, raters=1, per_item=1)
+    token = tokens.raters["rater-1"]
+    server = RaterServer(db)
+    server.start()
+    try:
+        with client(server) as c:
+            _, sid, case, _ = page(c, token, 1)
+        body = f"sid={sid}&case={case}&comment=".encode()
+        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as s:
+            s.sendall(f"POST /r/{token}/1 HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded"
+                      f"\r\nContent-Length: {len(body) + 5000}\r\n\r\n".encode() + body)
+            # A request on another connection, answered while this one waits for the rest of its body.
+            with client(server) as c:
+                assert c.get("/health").status_code == 200
+        # the connection is closed here, 5000 bytes short
+        with client(server) as c:
+            assert c.get("/health").status_code == 200
+            _, _, case_again, _ = page(c, token, 1)  # still serving, nothing stored
+            assert case_again == case
+    finally:
+        server.stop()
+    assert "Traceback" not in server.log and "Exception in ASGI application" not in server.log, server.log

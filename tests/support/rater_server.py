@@ -22,6 +22,7 @@ class RaterServer:
         self.port = 0
         self.url = ""
         self.proc: subprocess.Popen[str] | None = None
+        self.log = ""  # what the server wrote to stderr, read once it has stopped
 
     def start(self) -> str:
         cmd = [sys.executable, "-m", "climedbench.cli", "rate", "serve", "--db", str(self.db), "--port",
@@ -48,6 +49,8 @@ class RaterServer:
 
     def _close(self) -> None:
         if self.proc is not None:
+            if self.proc.stderr is not None and not self.proc.stderr.closed:
+                self.log += self.proc.stderr.read()
             for stream in (self.proc.stdout, self.proc.stderr):
                 if stream is not None:
                     stream.close()

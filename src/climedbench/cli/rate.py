@@ -206,7 +206,8 @@ def agreement_cmd(
     replicates: Annotated[int, typer.Option("--replicates", help="Bootstrap resamples for α's interval.")] = 2000,
     seed: Annotated[int, typer.Option("--seed")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON: {aspect: {alpha, lower, upper, n_items, "
-                                                         "n_raters, level, kappa, models}}.")] = False,
+                                                         "n_raters, level, reason, kappa, models}}; alpha is null "
+                                                         "with a reason when not computable.")] = False,
 ) -> None:
     """Per aspect: Krippendorff's α with a bootstrap interval, weighted κ per rater pair, mean per model."""
     from climedbench.apps.rater.analysis import agreement, agreement_json
@@ -232,6 +233,9 @@ def agreement_cmd(
     for aspect, a in result.items():
         table.add_row(aspect, f(a.alpha), f"{f(a.lower)} – {f(a.upper)}", str(a.n_items), str(a.n_raters), a.level)
     out.print(table)
+    for aspect, a in result.items():
+        if a.reason:
+            out.print(f"α of {aspect}: {a.reason}")
     pairs = Table(title="Weighted Cohen's κ per rater pair", title_justify="left")
     for col in ("aspect", "raters", "κ", "n", "weights"):
         pairs.add_column(col, justify="left" if col in ("aspect", "raters", "weights") else "right")

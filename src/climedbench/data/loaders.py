@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 from climedbench.core.registry import LOADERS
 from climedbench.core.suite import Suite, Task
 from climedbench.core.types import Item, Problem
+from climedbench.data.encoding import check_utf8
 from climedbench.data.readers import SUFFIXES, RawRecord, read_records
 from climedbench.errors import DataError
 
@@ -29,11 +30,13 @@ DEMO_NAME = "bundled demo set"
 
 
 class RecordError(ValueError):
-    """One field of one record is invalid."""
+    """One field of one record is invalid; `names` are the keys the field was looked up under (a table
+    lacking every one of them as a column gets one error for the file)."""
 
-    def __init__(self, field: str | None, reason: str) -> None:
+    def __init__(self, field: str | None, reason: str, names: tuple[str, ...] = ()) -> None:
         super().__init__(reason)
         self.field, self.reason = field, reason
+        self.names = names or ((field,) if field else ())
 
 
 @dataclass(frozen=True)
@@ -73,7 +76,7 @@ def required_text(record: dict[str, Any], field: str, *names: str) -> str:
     """A non-empty text field (looked up under `names`, reported as `field`)."""
     value = get(record, *(names or (field,)))
     if value is None:
-        raise RecordError(field, "missing")
+        raise RecordError(field, "missing", names or (field,))
     out = text(value, field).strip()
     if not out:
         raise RecordError(field, "empty")
@@ -404,7 +407,8 @@ def _record_task(data: dict[str, Any], rec: RawRecord, suite: Suite) -> Task:
         named.append(("task", rec.task_hint))
     if not named:
         raise RecordError("task", "missing (no 'task'/'scenario' field, and neither the file nor its folder "
-                                  f"is named after a task of {suite.title}: {', '.join(suite.codes)})")
+                                  f"is named after a task of {suite.title}: {', '.join(suite.codes)})",
+                          ("task", "scenario", "dataset", "code"))
     for _field, code in named:
         found = suite.lookup(str(code))
         if found is not None:
@@ -427,7 +431,9 @@ def load_items(path: str | Path | None, suite: Suite, tasks: list[str] | None = 
             continue
         report.sources.append(shown)
         reader = LOADERS.get((file_task.loader if file_task else None) or suite.loader)
-        for rec in reader.read(f, shown, file_task):  # type: ignore[attr-defined]
+        # A column the table lacks: one problem for the file (at its header), not one per row.
+        no_column: dict[tuple[str, ...], tuple[RawRecord, str | None, str, int]] = {}
+        for rec in _read(reader, f, shown, file_task):
             if rec.data is None:
                 report.problems.append(Problem(file=rec.file, line=rec.line, field=None,
                                                reason=rec.error or "unreadable",
@@ -443,6 +449,11 @@ def load_items(path: str | Path | None, suite: Suite, tasks: list[str] | None = 
                 ctx = RecordContext(rec.file, rec.line, file_split, rec.id_hint)
                 built = loader.build(rec.data, task, ctx)  # type: ignore[attr-defined]
             except RecordError as e:
+                if e.reason.startswith("missing") and rec.columns is not None and not set(e.names) & set(rec.columns):
+                    first = no_column.get(e.names)
+                    no_column[e.names] = (*first[:3], first[3] + 1) if first else (
+                        rec, task.code if task else None, e.reason, 1)
+                    continue
                 rid = get(rec.data, "id", "item_id", "qid", "uid") or rec.id_hint
                 report.problems.append(Problem(file=rec.file, line=rec.line, field=e.field, reason=e.reason,
                                                task=task.code if task else None,
@@ -460,4 +471,27 @@ def load_items(path: str | Path | None, suite: Suite, tasks: list[str] | None = 
                 continue
             seen[key] = f"{rec.file}:{rec.line}"
             report.items.append(item)
+        for names, (rec, code, reason, rows) in no_column.items():
+            wanted = " or ".join(repr(n) for n in names)
+            detail = reason.removeprefix("missing").strip().removeprefix("(").removesuffix(")")
+            report.problems.append(Problem(
+                file=rec.file, line=None, field=None, task=code,
+                reason=f"no column {wanted} (columns: {', '.join(rec.columns or ())}); {rows} row(s) unread"
+                       + (f": {detail}" if detail else "")))
     return report
+
+
+def _read(reader: Any, f: Path, shown: str, task: Task | None) -> Iterator[RawRecord]:
+    """The loader's records of one file; a loader reading a format of its own that meets a byte that is not
+    UTF-8 gets the same one-line message as the generic readers (from data/encoding.py)."""
+    try:
+        yield from reader.read(f, shown, task)
+    except UnicodeDecodeError:
+        check = check_utf8(f, shown)
+        if check.file_error is not None:
+            yield RawRecord(shown, check.file_error[0], None, check.file_error[1])
+        elif check.bad:
+            first = check.bad[min(check.bad)]
+            yield RawRecord(shown, first.line, None, first.reason(rest_read=False))
+        else:  # pragma: no cover - the loader decoded with another codec than UTF-8
+            yield RawRecord(shown, 1, None, "not UTF-8 text")

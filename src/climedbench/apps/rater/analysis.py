@@ -45,6 +45,7 @@ class Alpha(BaseModel):
     n_ratings: int
     level: str
     replicates: int
+    reason: str | None = None  # why α is None (not computable)
 
 
 class PairKappa(BaseModel):
@@ -73,6 +74,7 @@ class AspectAgreement(BaseModel):
     n_items: int
     n_raters: int
     level: str
+    reason: str | None = None  # why α is None (not computable)
     kappa: list[PairKappa] = Field(default_factory=list)
     models: dict[str, GroupMean] = Field(default_factory=dict)
 
@@ -142,19 +144,27 @@ def _alpha(counts: np.ndarray, domain: Sequence[float], level: Level) -> float:
 
 def krippendorff_alpha(ratings: Sequence[Rating], domain: Sequence[float], level: Level = "ordinal", *,
                        replicates: int = 2000, seed: int = 0) -> Alpha:
-    """Krippendorff's α of one aspect's ratings with a 95% bootstrap interval over units."""
+    """Krippendorff's α of one aspect's ratings with a 95% bootstrap interval over units; None with a reason
+    when it cannot be computed (fewer than 2 items rated twice, or no variation in the ratings)."""
     counts, n_raters, n_ratings = value_counts(ratings, domain)
+    n = counts.shape[0]
+    if n < 2:
+        # One unit's α is 0 whatever its ratings (the expected disagreement is that unit's own), and every
+        # bootstrap resample is that same unit: 0.0 [0.0, 0.0] would look like a measured "no agreement".
+        return Alpha(alpha=None, lower=None, upper=None, n_items=n, n_raters=n_raters, n_ratings=n_ratings,
+                     level=level, replicates=replicates,
+                     reason=f"not computable: needs at least 2 items rated by two or more raters, found {n}")
     alpha = _alpha(counts, domain, level)
     lower = upper = float("nan")
-    n = counts.shape[0]
     if math.isfinite(alpha) and replicates > 0:
         rng = np.random.default_rng(seed)
         draws = np.array([_alpha(counts[rng.integers(0, n, n)], domain, level) for _ in range(replicates)])
         draws = draws[np.isfinite(draws)]
         if draws.size:
             lower, upper = (float(x) for x in np.percentile(draws, [2.5, 97.5]))
+    reason = None if math.isfinite(alpha) else "not computable: every rating has the same value (no variation)"
     return Alpha(alpha=_num(alpha), lower=_num(lower), upper=_num(upper), n_items=n, n_raters=n_raters,
-                 n_ratings=n_ratings, level=level, replicates=replicates)
+                 n_ratings=n_ratings, level=level, replicates=replicates, reason=reason)
 
 
 def weighted_kappa(a: Sequence[float], b: Sequence[float], categories: Sequence[float],
@@ -251,8 +261,8 @@ def agreement(ratings: Sequence[Rating], *, rubric: Rubric | None = None, level:
         if any(r.model for r in rs):
             models = {m.group: m for m in group_means(rs, lambda r: r.model, domain[0], domain[-1])}
         out[aspect] = AspectAgreement(alpha=a.alpha, lower=a.lower, upper=a.upper, n_items=a.n_items,
-                                      n_raters=a.n_raters, level=level, kappa=pair_kappas(rs, domain, weights),
-                                      models=models)
+                                      n_raters=a.n_raters, level=level, reason=a.reason,
+                                      kappa=pair_kappas(rs, domain, weights), models=models)
     return out
 
 
@@ -310,13 +320,13 @@ def human_vs_auto(ratings: Sequence[Rating], auto: dict[tuple[str, str], float],
 
 
 def agreement_json(result: dict[str, AspectAgreement]) -> dict[str, Any]:
-    """The `rate agreement --json` shape: {aspect: {alpha, lower, upper, n_items, n_raters, level, kappa,
-    models}}."""
+    """The `rate agreement --json` shape: {aspect: {alpha, lower, upper, n_items, n_raters, level, reason, kappa,
+    models}}; `reason` says why alpha is null (else null)."""
     out: dict[str, Any] = {}
     for aspect, a in result.items():
         out[aspect] = {
             "alpha": a.alpha, "lower": a.lower, "upper": a.upper, "n_items": a.n_items, "n_raters": a.n_raters,
-            "level": a.level,
+            "level": a.level, "reason": a.reason,
             "kappa": [{"raters": list(p.raters), "kappa": p.kappa, "n": p.n, "weights": p.weights} for p in a.kappa],
             "models": {k: {"mean": m.mean, "lower": m.lower, "upper": m.upper, "n": m.n} for k, m in a.models.items()},
         }

@@ -6,6 +6,7 @@
   cross-site form is refused, and a repeated id (double click, retry) stores nothing twice. The ratings are
   committed before the browser is redirected to the next case.
 - Unknown tokens answer 404; a client with too many of them in a time window gets 429 until it has passed.
+- A comment holding a NUL character is refused (400); a client that disconnects mid-request is no error.
 - Every text is escaped (Jinja2 autoescape); the Content-Security-Policy allows only this app's own script
   and style, so markup inside an EHR cannot run; pages are not cached and send no Referer (links hold tokens).
 """
@@ -28,7 +29,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData, MutableHeaders
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -248,6 +249,11 @@ def create_app(db: str | Path, *, failure_limit: int = 10, failure_window: float
     async def not_found(request: Request, exc: Exception) -> Response:
         return render("error.html", status=404, message="Not found.")
 
+    async def disconnected(request: Request, exc: Exception) -> Response:
+        # The client went away mid-request (a closed tab): nothing was stored, no one reads the answer, and it
+        # is no server error to log with a traceback.
+        return Response(status_code=400)
+
     routes = [
         Route("/health", health),
         Route("/r/{token}", start),
@@ -260,7 +266,8 @@ def create_app(db: str | Path, *, failure_limit: int = 10, failure_window: float
         Route("/admin/{token}/notes.csv", export_notes),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
-    app = Starlette(routes=routes, exception_handlers={HTTPError: on_error, 404: not_found})
+    app = Starlette(routes=routes, exception_handlers={HTTPError: on_error, 404: not_found,
+                                                           ClientDisconnect: disconnected})
     app.add_middleware(SecurityHeaders)
     return app
 

@@ -67,6 +67,7 @@ def ratings_record(ratings: Sequence[Rating], *, rubric: Rubric | None, level: L
         "mean: per unit the mean over its raters, then the mean over units (n), with a 95% t interval bounded "
         "to the scale (the graded-score interval of results.json).",
     ]
+    notes += [f"alpha of {aspect}: {v['reason']}." for aspect, v in alphas.items() if v["reason"]]
     if rubric is not None and rubric.acceptable is not None:
         notes.append(f"The rubric counts {rubric.acceptable} or more as acceptable (dashed line in the figure).")
     if correlations:

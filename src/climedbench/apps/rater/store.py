@@ -314,6 +314,8 @@ class Store:
         rubric = self.study().rubric
         if len(sub.comment) > MAX_COMMENT:
             raise Rejected(400, f"the comment is longer than {MAX_COMMENT} characters")
+        if "\x00" in sub.comment:  # invisible, and cut short by C-string readers of the exports
+            raise Rejected(400, "the comment contains a NUL character (\\x00); remove it and save again")
         stamp = now()
         with self._write() as con:
             row = con.execute("SELECT case_id, answer_order FROM assignments WHERE rater_id = ? AND position = ?",

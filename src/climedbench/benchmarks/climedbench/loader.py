@@ -180,7 +180,8 @@ def build_item(record: dict[str, Any], scenario: Task, *, file: str, line: int,
     if raw_input is None:
         question = get(record, "question")
         if question is None:
-            raise RecordError("input", "missing (no 'input', and no 'question' to build one from)")
+            raise RecordError("input", "missing (no 'input', and no 'question' to build one from)",
+                                  ("input", "question"))
         raw_input = f"## 问题: {question}"
         if options:
             raw_input += f"\n## 选项: {_render_options(options)}"
@@ -193,7 +194,7 @@ def build_item(record: dict[str, Any], scenario: Task, *, file: str, line: int,
     ref_raw = get(record, "reference")
     answer_raw = get(record, "answer")
     if ref_raw is None and answer_raw is None:
-        raise RecordError("reference", "missing")
+        raise RecordError("reference", "missing", ("reference", "answer"))
     reference = normalize_text(_as_text(ref_raw if ref_raw is not None else answer_raw, "reference"))
     if not reference:
         raise RecordError("reference", "empty")
