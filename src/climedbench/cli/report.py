@@ -96,6 +96,7 @@ def _terminal(runs: list[Path], json_out: bool, paper: bool, setting: str | None
 
     table: dict[str, Any] = {}
     suite = None
+    notes: list[str] = []
     for d in runs:
         rd = RunDir(d)
         res = rd.read_results()
@@ -103,6 +104,10 @@ def _terminal(runs: list[Path], json_out: bool, paper: bool, setting: str | None
         if suite is not None and this.suite != suite.suite:
             raise DataError(f"{d}: a run of suite {this.suite!r}, the others are {suite.suite!r}")
         suite = this
+        if not _has_samples(rd.samples_file):
+            # results.json without the samples behind it: its figures cannot be checked or re-computed.
+            res = res.model_copy(update={"overall": None})
+            notes.append(f"{res.model} ({d}): no overall: {rd.samples_file} is missing or empty")
         table[unique_name(table, f"{res.model}\n{d}")] = res
     assert suite is not None
     for name, res in published_results(suite, paper=paper, setting=setting, from_csv=from_csv).items():
@@ -110,4 +115,13 @@ def _terminal(runs: list[Path], json_out: bool, paper: bool, setting: str | None
     if json_out:
         print_json({m.split("\n")[0]: v for m, v in _as_json(table).items()})
     else:
-        print_table(comparison_table(table, suite, title=f"{suite.title}: runs (×100, 95% CI)"))
+        print_table(comparison_table(table, suite, title=f"{suite.title}: runs (×100, 95% CI)", extra_notes=notes))
+
+
+def _has_samples(path: Path) -> bool:
+    """The file exists and holds at least one non-blank line."""
+    try:
+        with path.open("rb") as fh:
+            return any(line.strip() for line in fh)
+    except OSError:
+        return False
