@@ -70,3 +70,21 @@ def unanswered_notes(name: str, results: Results) -> list[str]:
     if not parts:
         return []
     return [f"{INCOMPLETE} {name}: answered/items {', '.join(parts)}"]
+
+
+def partial_notes(name: str, results: Results, suite: Suite) -> list[str]:
+    """One line per run that covers only part of the benchmark: how many tasks, which tasks have fewer items than
+    the suite's published size, and whether --max-cost stopped it."""
+    if results.published or not results.tasks:
+        return []
+    parts = []
+    if len(results.tasks) < len(suite.tasks):
+        parts.append(f"{len(results.tasks)} of {len(suite.tasks)} tasks")
+    small = [f"{c} {f.n}/{t.official_size}" for c, f in results.tasks.items()
+             if (t := suite.lookup(c)) is not None and _task_partial(f, c, suite)]
+    if small:
+        parts.append("items/published size " + ", ".join(small))
+    if results.run is not None and results.run.stopped:
+        stopped = results.run.stopped
+        parts.append("stopped by --max-cost" if stopped == "max_cost" else f"stopped: {stopped}")
+    return [f"{PARTIAL} {name}: {'; '.join(parts)}"] if parts else []

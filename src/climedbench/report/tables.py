@@ -14,7 +14,7 @@ from rich.table import Table
 from climedbench.core.registry import METRICS
 from climedbench.core.suite import Suite
 from climedbench.errors import DataError
-from climedbench.report.marks import INCOMPLETE, footnotes, incomplete, marks, unanswered_notes
+from climedbench.report.marks import INCOMPLETE, footnotes, incomplete, marks, partial_notes, unanswered_notes
 
 if TYPE_CHECKING:  # the pydantic result types cost ~25 ms to build; `list` prints tables without them
     from climedbench.core.types import Figure, Results
@@ -138,7 +138,7 @@ def comparison_table(by_model: Mapping[str, Results], suite: Suite, with_ci: boo
     table.add_row("Overall", "mean", *[cell(r.overall, "overall", r) for r in by_model.values()])
     notes = footnotes("".join(used))
     for model, res in by_model.items():
-        notes += unanswered_notes(model.split("\n")[0], res)
+        notes += unanswered_notes(model.split("\n")[0], res) + partial_notes(model.split("\n")[0], res, suite)
     _caption(table, notes + list(extra_notes or []))
     return table
 
