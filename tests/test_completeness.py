@@ -171,10 +171,12 @@ def test_report_shows_no_overall_when_samples_are_empty_or_missing(faulty, tmp_p
     overall = f"{results(out)['overall']['score']:.1f}"
     assert overall in run_cli("report", str(out)).stdout
     (out / "samples.jsonl").write_text("", encoding="utf-8")
-    empty = run_cli("report", str(out)).stdout
-    assert overall not in empty and "no overall" in empty
+    for command in ("report", "leaderboard"):
+        empty = run_cli(command, str(out)).stdout
+        assert overall not in empty and "no overall" in empty, command
     (out / "samples.jsonl").unlink()
     assert "no overall" in run_cli("report", str(out)).stdout
+    assert "no overall" in run_cli("leaderboard", str(out)).stdout
 
 
 def test_from_csv_rejects_fractions_and_negative_scores(tmp_path):

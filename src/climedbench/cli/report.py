@@ -89,6 +89,7 @@ def report(
 
 def _terminal(runs: list[Path], json_out: bool, paper: bool, setting: str | None, from_csv: Path | None) -> None:
     from climedbench.cli.results import _as_json
+    from climedbench.report.marks import has_samples
     from climedbench.report.published import published_results
     from climedbench.report.tables import comparison_table, print_table
     from climedbench.rescore import suite_of_run
@@ -104,7 +105,7 @@ def _terminal(runs: list[Path], json_out: bool, paper: bool, setting: str | None
         if suite is not None and this.suite != suite.suite:
             raise DataError(f"{d}: a run of suite {this.suite!r}, the others are {suite.suite!r}")
         suite = this
-        if not _has_samples(rd.samples_file):
+        if not has_samples(rd.samples_file):
             # results.json without the samples behind it: its figures cannot be checked or re-computed.
             res = res.model_copy(update={"overall": None})
             notes.append(f"{res.model} ({d}): no overall: {rd.samples_file} is missing or empty")
@@ -117,11 +118,3 @@ def _terminal(runs: list[Path], json_out: bool, paper: bool, setting: str | None
     else:
         print_table(comparison_table(table, suite, title=f"{suite.title}: runs (×100, 95% CI)", extra_notes=notes))
 
-
-def _has_samples(path: Path) -> bool:
-    """The file exists and holds at least one non-blank line."""
-    try:
-        with path.open("rb") as fh:
-            return any(line.strip() for line in fh)
-    except OSError:
-        return False

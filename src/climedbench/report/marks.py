@@ -5,6 +5,7 @@ and explain it in a footnote (`footnotes`)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from climedbench.core.suite import Suite
@@ -88,3 +89,13 @@ def partial_notes(name: str, results: Results, suite: Suite) -> list[str]:
         stopped = results.run.stopped
         parts.append("stopped by --max-cost" if stopped == "max_cost" else f"stopped: {stopped}")
     return [f"{PARTIAL} {name}: {'; '.join(parts)}"] if parts else []
+
+
+def has_samples(path: Path) -> bool:
+    """samples.jsonl exists and holds at least one non-blank line: without it a results.json's figures cannot be
+    checked or recomputed, so tables show no overall for it."""
+    try:
+        with path.open("rb") as fh:
+            return any(line.strip() for line in fh)
+    except OSError:
+        return False
