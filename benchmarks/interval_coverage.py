@@ -3,6 +3,7 @@
     python benchmarks/interval_coverage.py [--reps 400] [--seed 0]
     python benchmarks/interval_coverage.py --paired [--reps 400]   # paired differences of two runs (analyses)
     python benchmarks/interval_coverage.py --f1 [--reps 400]       # entity-level micro-F1 (ClinicBench NER)
+    python benchmarks/interval_coverage.py --missing [--reps 400]  # with failed requests, not missing at random
 
 Each replication draws, for every CliMedBench task, a true score and n items (n from 1 to 200) and simulates
 item scores: accuracies as Bernoulli(p); Kendall's τ (CPR, SSO) as an exact order with probability q, else
@@ -13,6 +14,11 @@ the overall truth is the mean of the 14. The run aggregates exactly as `climedbe
 
 Prints coverage per task kind and n band, the overall score's coverage, the share of zero-width intervals,
 and PASS/FAIL against the targets (≥ 93% per task and overall; no zero-width interval below n = 200).
+
+With --missing, each task also loses a share of its items (0–50%) to failed requests, chosen against the estimate
+(its best-scoring items, its worst, or at random): the figure is on the answered items and its interval is widened
+to every outcome of the failed ones (climedbench.aggregate.task_value). Coverage of the truth is counted for the
+widened interval and, for contrast, for the answered items' own interval.
 
 With --paired, each replication simulates two correlated runs on the same items (accuracy: the four agreement
 cells drawn from a random Dirichlet; τ: each run exact with its own probability, sharing the same answer with
@@ -70,6 +76,23 @@ def paired_scores(rng: np.random.Generator, metric: str, n: int) -> tuple[np.nda
     a = w * shared + (1 - w) * rng.beta(a1, a2, n)
     b = w * shared + (1 - w) * rng.beta(b1, b2, n)
     return a, b, float((1 - w) * (b1 / (b1 + b2) - a1 / (a1 + a2)))
+
+
+def with_failures(rng: np.random.Generator, scores: np.ndarray) -> tuple[TaskScores, TaskScores]:
+    """The task with 0–50% of its items failed, chosen against the estimate (its best items, its worst, or at
+    random); and its answered items alone."""
+    n = len(scores)
+    k = int(rng.binomial(n, float(rng.uniform(0.0, 0.5))))
+    way = rng.integers(3)
+    order = np.argsort(-scores if way == 0 else scores if way == 1 else rng.random(n), kind="stable")
+    failed = np.zeros(n, dtype=bool)
+    failed[order[:k]] = True
+    data, answered = TaskScores(), TaskScores()
+    for v, f in zip(scores, failed, strict=True):
+        data.add(float(v), None, error=bool(f))
+        if not f:
+            answered.add(float(v), None)
+    return data, answered
 
 
 def coverage_table(hits: dict[tuple[str, tuple[int, int]], list[bool]]) -> tuple[float, float]:
@@ -177,6 +200,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--paired", action="store_true", help="Paired differences of two runs (the analyses).")
     ap.add_argument("--f1", action="store_true", help="Entity-level micro-F1 (ClinicBench's NER tasks).")
+    ap.add_argument("--missing", action="store_true", help="Failed requests (0–50% of a task's items, chosen "
+                                                           "against the estimate).")
     args = ap.parse_args()
     if args.paired:
         paired_main(args)
@@ -190,7 +215,10 @@ def main() -> None:
     overall_hits: list[bool] = []
     zero_width = 0
     figures = 0
+    no_score = 0
+    naive_hits: list[bool] = []
     for _ in range(args.reps):
+        answered_only: dict[str, TaskScores] = {}
         data: dict[str, TaskScores] = {}
         truth: dict[str, float] = {}
         for t in suite.tasks:
@@ -212,8 +240,19 @@ def main() -> None:
                 scores = rng.beta(a, b, n)
                 truth[t.code] = a / (a + b)
             data[t.code] = TaskScores(list(scores), [None] * n)
+            if args.missing:
+                data[t.code], answered_only[t.code] = with_failures(rng, np.asarray(scores))
         tasks, _, overall = aggregate(data, suite, seed=int(rng.integers(1 << 30)), replicates=1000)
+        if args.missing:
+            naive, _, _ = aggregate({c: d for c, d in answered_only.items() if d.scores}, suite,
+                                    seed=int(rng.integers(1 << 30)), replicates=1000)
+            for code, fig in naive.items():
+                assert fig.ci is not None
+                naive_hits.append(fig.ci[0] - 1e-9 <= truth[code] * 100 <= fig.ci[1] + 1e-9)
         for code, fig in tasks.items():
+            if fig.score is None:  # every item failed: no figure to cover anything
+                no_score += 1
+                continue
             assert fig.ci is not None and fig.n is not None
             band = next(b for b in BANDS if b[0] <= fig.n <= b[1])
             kind = suite.task(code).metric
@@ -228,6 +267,9 @@ def main() -> None:
     print(f"\nper-task coverage, all n: {per_task:.3f} (lowest cell {worst:.3f})")
     print(f"overall-score coverage:   {overall_cov:.3f}")
     print(f"zero-width task intervals: {zero_width} of {figures}")
+    if args.missing:
+        print(f"tasks with every item failed (no score): {no_score}")
+        print(f"answered items' own interval, for contrast: coverage {float(np.mean(naive_hits)):.3f}")
     ok = per_task >= 0.93 and worst >= 0.93 and overall_cov >= 0.93 and zero_width == 0
     print("PASS" if ok else "FAIL", "(targets: ≥ 0.93 in every cell and overall; no zero-width interval)")
     sys.exit(0 if ok else 1)

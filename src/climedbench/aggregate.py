@@ -12,6 +12,13 @@ see metrics/aggregations.py), the percentile bootstrap for corpus BLEU (the whol
 yields draws of its figure (posterior draws, t draws or bootstrap replicates); a group's or the overall interval is the
 percentile interval of the same mean of the task draws, so it carries the uncertainty of every task.
 Samples are ordered by uid before aggregating, so shards of a run aggregate to the same figures.
+
+Unanswered items (failed requests; planned items a stopped run never asked) are not scored as wrong: a task's
+figure is that of its answered items, its interval is widened to hold every outcome the unanswered items could
+have had (`task_value`), and a task with no answered item has no figure (score null, with a note). A group's or
+the overall interval then runs from the low end of the mean of the tasks' worst-case draws to the high end of the
+mean of their best-case draws. `answered` < `n` marks such figures; `complete` is True only when every task is
+present and every item answered.
 """
 
 from __future__ import annotations
@@ -34,10 +41,17 @@ _CHUNK_CELLS = 2_000_000  # bootstrap index block size (cells): memory stays fla
 
 @dataclass
 class TaskScores:
-    """The item results of one task (score and statistic vector per item) plus counts that explain them."""
+    """The item results of one task (score and statistic vector per item) plus counts that explain them.
+
+    `failed` marks the items whose request failed (no answer): they are recorded but not scored. `planned` is how
+    many items the run planned for the task (None: as many as recorded); planned items never asked (a run stopped
+    by --max-cost) are unanswered too.
+    """
 
     scores: list[float] = field(default_factory=list)
     stats: list[list[float] | None] = field(default_factory=list)
+    failed: list[bool] = field(default_factory=list)
+    planned: int | None = None
     extraction_failures: int = 0
     errors: int = 0
     counts: dict[str, int] = field(default_factory=dict)
@@ -48,8 +62,9 @@ class TaskScores:
             secondary: Mapping[str, Mapping[str, Any]] | None = None) -> None:
         self.scores.append(float(score))
         self.stats.append(list(stats) if stats is not None else None)
+        self.failed.append(bool(error))
         for name, result in (secondary or {}).items():
-            self.secondary.setdefault(name, TaskScores()).add(result["score"], result.get("stats"))
+            self.secondary.setdefault(name, TaskScores()).add(result["score"], result.get("stats"), error=error)
         if error:
             self.errors += 1
         elif extraction_failure:
@@ -57,6 +72,20 @@ class TaskScores:
         for k, v in (flags or {}).items():
             if v:
                 self.counts[k] = self.counts.get(k, 0) + 1
+
+    @property
+    def n(self) -> int:
+        """Items the task's figure is about: planned, or recorded when more were recorded."""
+        return max(len(self.scores), self.planned or 0)
+
+    @property
+    def failures(self) -> list[bool]:
+        """`failed` for every recorded item (items added without it count as answered)."""
+        return self.failed + [False] * (len(self.scores) - len(self.failed))
+
+    @property
+    def answered(self) -> int:
+        return len(self.scores) - sum(self.failures)
 
 
 def bootstrap_sums(vectors: np.ndarray, replicates: int, rng: np.random.Generator) -> np.ndarray:
@@ -80,18 +109,38 @@ def _ci(lo_hi: tuple[float, float]) -> tuple[float, float]:
 
 @dataclass
 class TaskValue:
-    """A task's figure (0–1 scale), its interval, draws for combining, and the interval's method."""
+    """A task's figure (0–1 scale), its interval, draws for combining, and the interval's method.
+
+    `low` and `high` are the draws with the unanswered items at their worst and at their best (both are `draws`
+    when every item was answered); groups and overall take their interval's ends from them.
+    """
 
     point: float
     interval: tuple[float, float]
     draws: np.ndarray
     method: str
+    low: np.ndarray | None = None
+    high: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.low is None:
+            self.low = self.draws
+        if self.high is None:
+            self.high = self.draws
 
 
-def task_value(task: Task, data: TaskScores, replicates: int, rng: np.random.Generator) -> TaskValue:
-    """The task's figure with its interval and draws (see the module docstring for the methods)."""
+def score_range(task: Task) -> tuple[float, float]:
+    """The range an item score (mean aggregation) or a corpus figure of the task can take (0–1 scale)."""
+    if task.aggregation == "mean" and get_metric(task.metric).scale == "signed":
+        return -1.0, 1.0
+    return 0.0, 1.0
+
+
+def _answered_value(task: Task, data: TaskScores, keep: list[int], replicates: int,
+                    rng: np.random.Generator) -> TaskValue:
+    """The figure of the answered items `keep` with its interval and draws (see the module docstring)."""
     agg = get_aggregation(task.aggregation)
-    scores = np.asarray(data.scores, dtype=np.float64)
+    scores = np.asarray([data.scores[i] for i in keep], dtype=np.float64)
     n = len(scores)
     if task.aggregation == "mean":
         metric = get_metric(task.metric)
@@ -103,8 +152,7 @@ def task_value(task: Task, data: TaskScores, replicates: int, rng: np.random.Gen
         clipped = np.clip(scores, low, 1.0)
         return TaskValue(float(scores.mean()), intervals.graded(clipped, low, 1.0),
                          intervals.graded_draws(clipped, low, 1.0, replicates, rng), "shrunk-t")
-    vectors = np.asarray([agg.vector(sc, st, task) for sc, st in zip(data.scores, data.stats, strict=True)],
-                         dtype=np.float64)
+    vectors = np.asarray([agg.vector(data.scores[i], data.stats[i], task) for i in keep], dtype=np.float64)
     count = np.asarray(n)
     point = float(agg.value(vectors.sum(axis=0), count, task))
     draws = agg.posterior_draws(vectors.sum(axis=0), task, replicates, rng)
@@ -116,33 +164,123 @@ def task_value(task: Task, data: TaskScores, replicates: int, rng: np.random.Gen
     return TaskValue(point, intervals.percentile(reps), reps, "bootstrap")
 
 
+def task_value(task: Task, data: TaskScores, replicates: int, rng: np.random.Generator) -> TaskValue | None:
+    """The task's figure on its answered items, with its interval widened for the unanswered ones; None when no
+    item was answered.
+
+    Widening (worst-case bounds, Manski 1989): with m of n items answered, a mean of item scores in [lo, hi] over
+    all n items lies between (m·L + (n − m)·lo)/n and (m·U + (n − m)·hi)/n, where [L, U] is the answered items'
+    interval (made to hold their score); so the interval holds at least its nominal coverage whatever the
+    unanswered items would have scored. Corpus figures (F1, BLEU): the lower end is 0 (wrong mentions or
+    n-grams in the missing answers can push the figure towards 0); the upper end is that of the figure with every
+    failed item answered perfectly (F1: its gold counts as true positives), or 1 when that is not known (BLEU,
+    items never asked).
+    """
+    keep = [i for i, f in enumerate(data.failures) if not f]
+    if not keep:
+        return None
+    value = _answered_value(task, data, keep, replicates, rng)
+    m, n = len(keep), data.n
+    if m == n:
+        return value
+    lo_end, hi_end = score_range(task)
+    method = f"{value.method}, widened for {n - m} unanswered"
+    lo, hi = value.interval
+    lo, hi = min(lo, value.point), max(hi, value.point)
+    if task.aggregation == "mean":
+        w = m / n
+        return TaskValue(value.point, (w * lo + (1 - w) * lo_end, w * hi + (1 - w) * hi_end), value.draws, method,
+                         w * value.draws + (1 - w) * lo_end, w * value.draws + (1 - w) * hi_end)
+    low = np.full_like(value.draws, lo_end)
+    best = _best_completion(task, data, replicates, rng)
+    if best is None:
+        return TaskValue(value.point, (lo_end, hi_end), value.draws, method, low, np.full_like(value.draws, hi_end))
+    best_point, best_draws = best
+    upper = max(hi, best_point, intervals.percentile(best_draws, point=best_point)[1])
+    return TaskValue(value.point, (lo_end, upper), value.draws, method, low, np.maximum(best_draws, value.draws))
+
+
+def _best_completion(task: Task, data: TaskScores, replicates: int,
+                     rng: np.random.Generator) -> tuple[float, np.ndarray] | None:
+    """F1 aggregations: the figure and its posterior draws with every failed item answered perfectly (the false
+    negatives its failure recorded become true positives); None when that is not known (another aggregation, an
+    item without counts, or planned items never asked)."""
+    if task.aggregation not in ("micro_f1", "macro_f1") or len(data.scores) < data.n:
+        return None
+    agg = get_aggregation(task.aggregation)
+    rows = []
+    for sc, st, failed in zip(data.scores, data.stats, data.failures, strict=True):
+        if st is None or len(st) % 3:
+            return None
+        v = np.asarray(agg.vector(sc, st, task), dtype=np.float64)
+        if failed:
+            per = v.reshape(-1, 3).copy()
+            per[:, 0] += per[:, 2]
+            per[:, 1:] = 0.0
+            v = per.reshape(-1)
+        rows.append(v)
+    sums = np.sum(rows, axis=0)
+    draws = agg.posterior_draws(sums, task, replicates, rng)
+    if draws is None:
+        return None
+    return float(agg.value(sums, np.asarray(len(rows)), task)), draws
+
+
+def _no_answer_note(data: TaskScores) -> str:
+    asked = len(data.scores)
+    if data.errors and asked == data.n:
+        return f"no answers: all {data.errors} request(s) failed"
+    return f"no answers: {data.errors} request(s) failed, {data.n - asked} item(s) not asked"
+
+
 def aggregate(by_task: Mapping[str, TaskScores], suite: Suite, *, seed: int = 0,
               replicates: int = DEFAULT_REPLICATES) -> tuple[dict[str, Figure], dict[str, Figure], Figure | None]:
-    """Task, group and overall figures with intervals."""
+    """Task, group and overall figures with intervals (scores on the answered items; see `task_value`)."""
     rng = np.random.default_rng(seed)
     tasks: dict[str, Figure] = {}
     points: dict[str, float] = {}
-    reps: dict[str, np.ndarray] = {}
+    lows: dict[str, np.ndarray] = {}
+    highs: dict[str, np.ndarray] = {}
     for t in suite.tasks:
         data = by_task.get(t.code)
-        if data is None or not data.scores:
+        if data is None or data.n == 0:
             continue
         value = task_value(t, data, replicates, rng)
-        points[t.code], reps[t.code] = value.point, value.draws
-        tasks[t.code] = Figure(score=round(value.point * 100, 2), ci=_ci(value.interval), n=len(data.scores),
-                               metric=t.metric, aggregation=t.aggregation, interval=value.method,
-                               extraction_failures=data.extraction_failures, errors=data.errors,
-                               counts=dict(sorted(data.counts.items())),
-                               secondary=_secondary(t, data, replicates, rng))
+        common: dict[str, Any] = dict(n=data.n, answered=data.answered, metric=t.metric, aggregation=t.aggregation,
+                                      extraction_failures=data.extraction_failures, errors=data.errors,
+                                      counts=dict(sorted(data.counts.items())), complete=data.answered == data.n)
+        if value is None:
+            lo_end, hi_end = score_range(t)
+            lows[t.code], highs[t.code] = np.full(replicates, lo_end), np.full(replicates, hi_end)
+            tasks[t.code] = Figure(score=None, note=_no_answer_note(data), **common)
+            continue
+        points[t.code] = value.point
+        assert value.low is not None and value.high is not None
+        lows[t.code], highs[t.code] = value.low, value.high
+        tasks[t.code] = Figure(score=round(value.point * 100, 2), ci=_ci(value.interval), interval=value.method,
+                               secondary=_secondary(t, data, replicates, rng), **common)
 
     def combined(parts: list[list[str]], what: str, **extra: Any) -> Figure:
         codes = [c for part in parts for c in part]
-        point = float(np.mean([np.mean([points[c] for c in part]) for part in parts]))
-        rep = np.mean([np.mean([reps[c] for c in part], axis=0) for part in parts], axis=0)
-        return Figure(score=round(point * 100, 2), ci=_ci(intervals.percentile(rep, point=point)),
-                      n=sum(tasks[c].n or 0 for c in codes), metric=what, interval="mean of task draws",
-                      extraction_failures=sum(tasks[c].extraction_failures or 0 for c in codes),
-                      errors=sum(tasks[c].errors or 0 for c in codes), **extra)
+        scored = [[c for c in part if c in points] for part in parts]
+        base: dict[str, Any] = dict(
+            n=sum(tasks[c].n or 0 for c in codes), answered=sum(tasks[c].answered or 0 for c in codes), metric=what,
+            extraction_failures=sum(tasks[c].extraction_failures or 0 for c in codes),
+            errors=sum(tasks[c].errors or 0 for c in codes), **extra)
+        base["complete"] = bool(extra.get("all_tasks", True)) and all(tasks[c].complete for c in codes)
+        if not any(scored):
+            return Figure(score=None, note="no answers: no task of it has an answered item", **base)
+        point = float(np.mean([np.mean([points[c] for c in part]) for part in scored if part]))
+        low = np.mean([np.mean([lows[c] for c in part], axis=0) for part in parts], axis=0)
+        high = np.mean([np.mean([highs[c] for c in part], axis=0) for part in parts], axis=0)
+        if all(tasks[c].complete for c in codes):
+            ci = intervals.percentile(low, point=point)
+        else:
+            ci = (min(intervals.percentile(low)[0], point), max(intervals.percentile(high)[1], point))
+        unscored = [c for c in codes if c not in points]
+        if unscored:
+            base["note"] = f"score from the tasks with answers; no answers in {', '.join(unscored)}"
+        return Figure(score=round(point * 100, 2), ci=_ci(ci), interval="mean of task draws", **base)
 
     groups, overall = _roll_up(tasks, suite, combined)
     return tasks, groups, overall
@@ -155,10 +293,14 @@ def _secondary(task: Task, data: TaskScores, replicates: int, rng: np.random.Gen
         sec = data.secondary.get(ref.metric)
         if sec is None or len(sec.scores) != len(data.scores):
             continue
+        sec.planned = data.planned
         view = task.secondary(ref)
         v = task_value(view, sec, replicates, rng)
-        out[ref.metric] = Figure(score=round(v.point * 100, 2), ci=_ci(v.interval), n=len(sec.scores),
-                                 metric=ref.metric, aggregation=ref.aggregation, interval=v.method)
+        if v is None:
+            continue
+        out[ref.metric] = Figure(score=round(v.point * 100, 2), ci=_ci(v.interval), n=sec.n, answered=sec.answered,
+                                 metric=ref.metric, aggregation=ref.aggregation, interval=v.method,
+                                 complete=sec.answered == sec.n)
     return out or None
 
 
@@ -175,15 +317,15 @@ def _roll_up(tasks: dict[str, Figure], suite: Suite, combined: Combine) -> tuple
         if codes:
             present[key] = codes
             groups[key] = combined([[c] for c in codes], "mean of task scores", tasks=codes,
-                                   complete=len(codes) == len(members))
+                                   all_tasks=len(codes) == len(members))
     if not tasks:
         return groups, None
     codes = list(tasks)
-    complete = len(codes) == len(suite.tasks)
+    all_tasks = len(codes) == len(suite.tasks)
     if suite.overall == "mean_of_groups":
         parts = [present[k] for k, g in suite.groups.items() if g.level == suite.overall_level and k in present]
-        return groups, combined(parts, "mean of group scores", tasks=codes, complete=complete)
-    return groups, combined([[c] for c in codes], "mean of task scores", tasks=codes, complete=complete)
+        return groups, combined(parts, "mean of group scores", tasks=codes, all_tasks=all_tasks)
+    return groups, combined([[c] for c in codes], "mean of task scores", tasks=codes, all_tasks=all_tasks)
 
 
 def from_published(scores: Mapping[str, float], suite: Suite) -> tuple[dict[str, Figure], dict[str, Figure],
@@ -193,7 +335,7 @@ def from_published(scores: Mapping[str, float], suite: Suite) -> tuple[dict[str,
 
     def combined(parts: list[list[str]], what: str, **extra: Any) -> Figure:
         value = float(np.mean([np.mean([scores[c] for c in part]) for part in parts]))
-        return Figure(score=round(value, 2), metric=what, **extra)
+        return Figure(score=round(value, 2), metric=what, complete=extra.get("all_tasks"), **extra)
 
     groups, overall = _roll_up(tasks, suite, combined)
     return tasks, groups, overall
@@ -223,10 +365,14 @@ class SampleLike(Protocol):
 
 
 def build_results(samples: Iterable[SampleLike], suite: Suite, model: str, seed: int = 0,
-                  similarity: str = "raw") -> Results:
+                  similarity: str = "raw", planned: Mapping[str, int] | None = None) -> Results:
     """results.json (without run accounting) from sample records; `similarity` names the similarity variant
-    the samples' scores are (it labels the figures)."""
-    tasks, groups, overall = aggregate(scores_by_task(samples), suite, seed=seed)
+    the samples' scores are (it labels the figures); `planned` is the items the run planned per task (items never
+    asked count as unanswered)."""
+    by_task = scores_by_task(samples)
+    for code, count in (planned or {}).items():
+        by_task.setdefault(code, TaskScores()).planned = count
+    tasks, groups, overall = aggregate(by_task, suite, seed=seed)
     for code, fig in tasks.items():
         if suite.task(code).metric == "similarity":
             fig.variant = similarity

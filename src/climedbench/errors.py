@@ -1,4 +1,8 @@
-"""Errors a user can act on; the CLI prints their message as one line and exits non-zero."""
+"""Errors a user can act on; the CLI prints their message as one line and exits non-zero.
+
+Exit codes: 1 internal error, 2 bad input or configuration, 3 model unreachable or refused, 4 stopped by
+--max-cost, 5 finished with unanswered items (failed requests; `--allow-incomplete` makes it 0), 130 interrupted.
+"""
 
 from __future__ import annotations
 
@@ -39,3 +43,7 @@ class BudgetExceeded(ClimedError):
     """A run stopped cleanly because the next request would exceed --max-cost."""
 
     exit_code = 4
+
+
+# `climedbench run` / `score`: the run finished but some requests failed (its figures are on the answered items).
+INCOMPLETE_EXIT = 5

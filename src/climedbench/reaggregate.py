@@ -74,8 +74,10 @@ def aggregate_files(paths: list[Path], suite: str | None = None, seed: int | Non
     if similarity is not None:
         samples = [_with_similarity(x, similarity, s) for x in samples]
     name = model or (spec.model_name if spec else "model")
+    # One run's (not a shard's) plan says how many items each task planned: items never asked are unanswered.
+    per_task = spec.items_by_task if spec is not None and spec.shard is None and len(paths) == 1 else None
     results = build_results(samples, s, name, seed if seed is not None else (spec.seed if spec else 0),
-                            similarity=mode)
+                            similarity=mode, planned=per_task)
     # Shards of one plan: the plan's items, not the first shard's, are what is planned.
     planned = (spec.shard.plan_items if spec and spec.shard else spec.n_items if spec and spec.n_items
                else len(samples))

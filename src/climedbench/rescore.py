@@ -69,7 +69,8 @@ def rescore(path: str | Path, *, tokenizer: str | None = None, embedder: str | N
         cache = spec.cache if spec.cache not in (None, "default") else None
         asyncio.run(_judge(samples, items, suite, scorer, judge, base_url, cache))
     write_jsonl_atomic(rd.samples_file, samples)
-    results = build_results(samples, suite, spec.model_name, spec.seed, similarity=scorer.similarity)
+    results = build_results(samples, suite, spec.model_name, spec.seed, similarity=scorer.similarity,
+                            planned=spec.items_by_task)
     if rd.results_file.exists():
         results.run = rd.read_results().run
     results.rescored = {**scorer.describe(), "extractor": f"judge:{judge}" if judge else "rules"}

@@ -8,6 +8,7 @@ import platform
 import random
 import subprocess
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -252,6 +253,7 @@ def plan_run(opts: RunOptions) -> Plan:
         skip_invalid=opts.skip_invalid,
         invalid_skipped=len(report.problems) if opts.skip_invalid else 0,
         n_items=len(requests),
+        items_by_task=dict(Counter(r.task.code for r in requests)),
         plan_sha256=whole,
         shard=shard,
         versions=_versions(),
@@ -487,7 +489,8 @@ async def run_plan(plan: Plan, *, progress: Callable[[int, int, str], None] | No
             if budget.exhausted:
                 stats.stopped = "max_cost"
             summaries = store.finalize([r.item.uid for r in plan.requests])
-        results = build_results(summaries, plan.suite, session.name, opts.seed, similarity=opts.similarity)
+        results = build_results(summaries, plan.suite, session.name, opts.seed, similarity=opts.similarity,
+                                planned=plan.spec.items_by_task)
         results.run = run_accounting(summaries, stats, len(plan.requests), prices)
         results.run.executor = session.label
         results.run.endpoints = finish_endpoint_stats(session.endpoint_stats(), stats.wall_seconds, prices) or None

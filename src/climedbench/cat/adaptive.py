@@ -175,13 +175,14 @@ def compare_runs(run_dirs: list[Path]) -> dict[str, Any]:
     for a, b in itertools.combinations(adaptive, 2):
         verdict = compare(CATResult.from_dict(adaptive[a].cat or {}), CATResult.from_dict(adaptive[b].cat or {}))
         pairs.append({"a": a, "b": b, **verdict})
-    models = [m for m in full if m in adaptive]
+    # A full run with no score (no item answered) has nothing to compare with.
+    models = [m for m in full if m in adaptive and (o := full[m].overall) is not None and o.score is not None]
     if not models and not pairs:
         raise DataError("give a full run and an adaptive (cat) run of the same model, or two adaptive runs")
     rows: list[dict[str, Any]] = []
     for m in models:
         fo, ao = full[m].overall, adaptive[m].overall
-        assert fo is not None and ao is not None and ao.ci is not None
+        assert fo is not None and fo.score is not None and ao is not None and ao.score is not None and ao.ci is not None
         rows.append({"model": m, "full": fo.score, "adaptive": ao.score, "ci": list(ao.ci),
                      "error": round(ao.score - fo.score, 2), "covered": ao.ci[0] <= fo.score <= ao.ci[1],
                      "items_asked": adaptive[m].n_items})

@@ -29,7 +29,10 @@ from climedbench.cli.common import (
     progress_bar,
     tasks_option,
 )
-from climedbench.errors import ConfigError
+from climedbench.errors import INCOMPLETE_EXIT, ConfigError
+
+ALLOW_INCOMPLETE_HELP = (f"Exit 0 even when some requests failed (default: exit {INCOMPLETE_EXIT}; the figures are "
+                         "then on the answered items only, marked incomplete).")
 
 
 @app.command(epilog="""
@@ -127,9 +130,13 @@ def run(
                                                    "plan (e.g. one per machine); `climedbench merge` joins "
                                                    "them.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
+    allow_incomplete: Annotated[bool, typer.Option("--allow-incomplete", help=ALLOW_INCOMPLETE_HELP)] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print results.json instead of the table.")] = False,
 ) -> None:
-    """Evaluate a model on a suite's tasks and print the leaderboard table."""
+    """Evaluate a model on a suite's tasks and print the leaderboard table.
+
+    Exit codes: 0 done; 2 bad input or options; 3 model unreachable; 4 stopped by --max-cost; 5 some requests
+    failed (figures are on the answered items, marked incomplete; re-run the same command to retry them)."""
     from climedbench.executors import make_executor
     from climedbench.models.registry import ModelOptions
     from climedbench.report.tables import print_table, run_table
@@ -187,9 +194,7 @@ def run(
     failed = results.run.failed
     cost = f", cost {results.run.cost_usd_now:.4f} USD" if results.run.cost_usd_now is not None else ""
     err.print(f"{results.run.items} items ({stats.resumed} resumed from {rundir.path}, "
-              f"{stats.cache_hits} from the cache{cost}) in {wall:.0f}s"
-              + (f"; [red]{failed} request(s) failed[/red] — re-run the same command to retry them" if failed
-                 else "") + f"\nRun directory: {rundir.path}")
+              f"{stats.cache_hits} from the cache{cost}) in {wall:.0f}s\nRun directory: {rundir.path}")
     if opts.demo and opts.limit is None:
         flag = "" if plan.suite.suite == "climedbench" else f" --suite {plan.suite.suite}"
         err.print("This was the quick demo (2 items per task, answers capped at 128 tokens).\n"
@@ -198,6 +203,19 @@ def run(
                   "  The other benchmark: climedbench run --suite "
                   + ("clinicbench" if plan.suite.suite == "climedbench" else "climedbench") + "\n"
                   "  More:                climedbench run --help")
+    if failed:
+        _incomplete(failed, results.run.items, "re-run the same command to retry them and complete the run",
+                    allow_incomplete)
+
+
+def _incomplete(failed: int, items: int, remedy: str, allow: bool) -> None:
+    """One line on the failed requests; exit INCOMPLETE_EXIT unless --allow-incomplete."""
+    what = ("no item was answered, so there are no figures" if failed >= items
+            else "figures are on the answered items only and marked incomplete")
+    err.print(f"[red]{failed} of {items} request(s) failed[/red]: {what}; {remedy}"
+              + ("" if allow else f" (exit {INCOMPLETE_EXIT}; --allow-incomplete exits 0)"), highlight=False)
+    if not allow:
+        raise typer.Exit(INCOMPLETE_EXIT)
 
 
 def _shard(value: str | None) -> tuple[int, int] | None:
@@ -378,10 +396,11 @@ def score(
     extractor: Annotated[str, typer.Option(help="'rules', or 'judge:MODEL_SPEC': a judge model re-reads the "
                                                 "responses the rules cannot (the only model called).")] = "rules",
     base_url: Annotated[str | None, typer.Option(help="Server URL of an openai:NAME judge.")] = None,
+    allow_incomplete: Annotated[bool, typer.Option("--allow-incomplete", help=ALLOW_INCOMPLETE_HELP)] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print results.json instead of the table.")] = False,
 ) -> None:
     """Re-extract and re-score a run directory from its raw responses (no model is called, except a judge
-    given with --extractor judge:MODEL_SPEC)."""
+    given with --extractor judge:MODEL_SPEC). Exits 5 when the run has failed requests (see `run --help`)."""
     from climedbench.report.tables import print_table, run_table
     from climedbench.rescore import rescore
 
@@ -393,6 +412,10 @@ def score(
         print_json(results)
     else:
         print_table(run_table(results, s))
+    failed = sum(f.errors or 0 for f in results.tasks.values())
+    if failed:
+        _incomplete(failed, sum(f.n or 0 for f in results.tasks.values()),
+                    "re-run the run's command to retry them, then score again", allow_incomplete)
 
 
 @app.command(epilog="""

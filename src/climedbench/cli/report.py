@@ -89,6 +89,7 @@ def report(
 
 def _terminal(runs: list[Path], json_out: bool, paper: bool, setting: str | None, from_csv: Path | None) -> None:
     from climedbench.cli.results import _as_json
+    from climedbench.report.marks import has_samples
     from climedbench.report.published import published_results
     from climedbench.report.tables import comparison_table, print_table
     from climedbench.rescore import suite_of_run
@@ -96,6 +97,7 @@ def _terminal(runs: list[Path], json_out: bool, paper: bool, setting: str | None
 
     table: dict[str, Any] = {}
     suite = None
+    notes: list[str] = []
     for d in runs:
         rd = RunDir(d)
         res = rd.read_results()
@@ -103,6 +105,10 @@ def _terminal(runs: list[Path], json_out: bool, paper: bool, setting: str | None
         if suite is not None and this.suite != suite.suite:
             raise DataError(f"{d}: a run of suite {this.suite!r}, the others are {suite.suite!r}")
         suite = this
+        if not has_samples(rd.samples_file):
+            # results.json without the samples behind it: its figures cannot be checked or re-computed.
+            res = res.model_copy(update={"overall": None})
+            notes.append(f"{res.model} ({d}): no overall: {rd.samples_file} is missing or empty")
         table[unique_name(table, f"{res.model}\n{d}")] = res
     assert suite is not None
     for name, res in published_results(suite, paper=paper, setting=setting, from_csv=from_csv).items():
@@ -110,4 +116,5 @@ def _terminal(runs: list[Path], json_out: bool, paper: bool, setting: str | None
     if json_out:
         print_json({m.split("\n")[0]: v for m, v in _as_json(table).items()})
     else:
-        print_table(comparison_table(table, suite, title=f"{suite.title}: runs (×100, 95% CI)"))
+        print_table(comparison_table(table, suite, title=f"{suite.title}: runs (×100, 95% CI)", extra_notes=notes))
+

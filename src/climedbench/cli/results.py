@@ -46,16 +46,22 @@ def leaderboard(
     each run's rank with a 95% rank interval (bootstrap over the items all runs answered); published results
     have no per-item data and get no rank interval."""
     from climedbench.core.suite import load_suite
+    from climedbench.report.marks import has_samples
     from climedbench.report.published import published_results
     from climedbench.report.tables import comparison_table, print_table
     from climedbench.rundir import RunDir
 
     s = load_suite(suite)
     table: dict[str, Any] = dict(published_results(s, paper=paper, setting=setting, from_csv=from_csv))
+    notes: list[str] = []
     for d in runs or []:
-        res = RunDir(d).read_results()
+        rd = RunDir(d)
+        res = rd.read_results()
         if res.suite != s.suite:
             raise DataError(f"{d}: a run of suite {res.suite!r}; this leaderboard is {s.suite!r} (pass --suite)")
+        if not has_samples(rd.samples_file):
+            res = res.model_copy(update={"overall": None})
+            notes.append(f"{res.model} ({d}): no overall: {rd.samples_file} is missing or empty")
         table[unique_name(table, res.model)] = res
     if not table:
         raise ConfigError("nothing to show: give --from-csv FILE, --paper, or run directories")
@@ -79,7 +85,8 @@ def leaderboard(
                                     "upper": r[cols.index("rank_upper")]}
         print_json(out)
     else:
-        print_table(comparison_table(table, s, with_ci=False, title=f"{s.title} leaderboard (×100)"))
+        print_table(comparison_table(table, s, with_ci=False, title=f"{s.title} leaderboard (×100)",
+                                     extra_notes=notes))
         if ranks is not None:
             from climedbench.analyses.record import print_record
 

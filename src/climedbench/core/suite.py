@@ -355,7 +355,12 @@ def load_suite(spec: str | Path | None = None) -> Suite:
         text = p.read_text(encoding="utf-8")
     except OSError as e:
         raise ConfigError(f"cannot read suite file {p}: {e.strerror}") from e
-    return parse_suite(text, str(p), source=str(p.resolve()), root=str(p.resolve().parent))
+    suite = parse_suite(text, str(p), source=str(p.resolve()), root=str(p.resolve().parent))
+    # Metrics against answer kinds (the bundled suites are checked by the tests, so `list` stays fast).
+    from climedbench.metrics.fit import check_fit
+
+    check_fit(suite, str(p))
+    return suite
 
 
 def bundled_name(spec: str | Path | None) -> str | None:

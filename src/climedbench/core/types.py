@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_serializer, model_validator
 
 Split = Literal["test", "dev", "train"]
 Gold = str | list[str] | None
@@ -140,17 +140,27 @@ _OMIT_IF_NONE = ("stats", "alternatives", "secondary", "misleading_answer", "log
 
 
 class Figure(BaseModel):
-    """One reported figure (×100): a task, a group or the overall score, with its interval and counts."""
+    """One reported figure (×100): a task, a group or the overall score, with its interval and counts.
+
+    Completeness (docs/RESULTS.md): `n` is the items the figure is about and `answered` those that got an answer
+    (failed requests and items a stopped run never asked are the difference). `score` is computed on the answered
+    items only, and `ci` is widened to cover every outcome the unanswered items could have; with no item answered
+    `score` and `ci` are null and `note` says why. For groups and overall, `all_tasks` says whether every task of
+    the group (of the suite) is present. `complete` is True only when every task is present AND every item
+    answered. results.json files written before `answered` existed are read with answered = n − errors and their
+    old `complete` (which meant "every task present") as `all_tasks`.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
-    score: float
+    score: float | None = None
     ci: tuple[float, float] | None = None
     n: int | None = None
+    answered: int | None = None
     metric: str
     aggregation: str | None = None
     # How `ci` was computed: jeffreys, shrunk-t, dirichlet (F1), bootstrap, "full range (n = 1)", or "mean of task
-    # draws" for groups and overall.
+    # draws" for groups and overall; "…, widened for K unanswered" when items are missing.
     interval: str | None = None
     # Which variant of the metric the score is (similarity: 'raw' or 'rescaled').
     variant: str | None = None
@@ -158,10 +168,39 @@ class Figure(BaseModel):
     errors: int | None = None
     counts: dict[str, int] = Field(default_factory=dict)
     tasks: list[str] | None = None
+    all_tasks: bool | None = None
     complete: bool | None = None
+    # Why there is no score (nothing answered), or what is missing.
+    note: str | None = None
     predicted: bool = False
     # Further metrics of a task (`also:` in the suite), by metric name.
     secondary: dict[str, Figure] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _old_format(cls, data: Any) -> Any:
+        """results.json before `answered`: answered = n − errors; old `complete` meant every task present."""
+        if not isinstance(data, dict) or "answered" in data or data.get("n") is None or data.get("predicted"):
+            return data
+        data = dict(data)
+        data["answered"] = max(0, int(data["n"]) - int(data.get("errors") or 0))
+        if data.get("tasks") is not None and data.get("complete") is not None and "all_tasks" not in data:
+            data["all_tasks"] = bool(data["complete"])
+            data["complete"] = bool(data["complete"]) and data["answered"] == data["n"]
+        return data
+
+    @model_serializer(mode="wrap")
+    def _keep_null_score(self, handler: Any) -> Any:
+        """`score` is written even when null (exclude_none would drop it): a figure without a score says so."""
+        out = handler(self)
+        if isinstance(out, dict) and "score" not in out:
+            out = {"score": None, **out}
+        return out
+
+    @property
+    def incomplete(self) -> bool:
+        """Some of the figure's items got no answer."""
+        return self.answered is not None and self.n is not None and self.answered < self.n
 
 
 class EndpointStats(BaseModel):
@@ -335,6 +374,8 @@ class RunSpec(BaseModel):
     skip_invalid: bool = False
     invalid_skipped: int = 0
     n_items: int = 0
+    # Items planned per task (of this shard): items a stopped run never asked count as unanswered in results.
+    items_by_task: dict[str, int] | None = None
     # sha256 of the plan's item order (uids), and for `--shard I/N` which part of the plan this run holds.
     plan_sha256: str | None = None
     shard: ShardInfo | None = None

@@ -33,6 +33,8 @@ class Aggregation:
 
     name: ClassVar[str] = ""
     label: ClassVar[str] = ""
+    # The metrics whose item statistics the aggregation sums; None: any (it uses the item scores only).
+    metrics: ClassVar[frozenset[str] | None] = None
 
     def vector(self, score: float, stats: Sequence[float] | None, task: Task) -> list[float]:
         """The per-item statistic vector."""
@@ -87,6 +89,7 @@ def _f1_draws(counts: np.ndarray, size: int, rng: np.random.Generator) -> np.nda
 
 class MicroF1(Aggregation):
     name, label = "micro_f1", "micro-F1"
+    metrics = frozenset({"entity_f1", "label_f1", "multilabel_f1"})
 
     def vector(self, score: float, stats: Sequence[float] | None, task: Task) -> list[float]:
         return _need_stats(stats, task, self.name)
@@ -101,6 +104,7 @@ class MicroF1(Aggregation):
 
 class MacroF1(Aggregation):
     name, label = "macro_f1", "macro-F1"
+    metrics = frozenset({"entity_f1", "label_f1", "multilabel_f1"})
 
     def vector(self, score: float, stats: Sequence[float] | None, task: Task) -> list[float]:
         return _need_stats(stats, task, self.name)
@@ -123,6 +127,7 @@ class MacroF1(Aggregation):
 
 class CorpusBleu(Aggregation):
     name, label = "corpus_bleu", "corpus BLEU-4"
+    metrics = frozenset({"bleu"})
 
     def vector(self, score: float, stats: Sequence[float] | None, task: Task) -> list[float]:
         return _need_stats(stats, task, self.name)
@@ -135,6 +140,7 @@ class CorpusBleu(Aggregation):
 
 class CorpusBleuCoco(Aggregation):
     name, label = "corpus_bleu_coco", "corpus BLEU-4 (pycocoevalcap)"
+    metrics = frozenset({"bleu_coco"})
 
     def vector(self, score: float, stats: Sequence[float] | None, task: Task) -> list[float]:
         return _need_stats(stats, task, self.name)

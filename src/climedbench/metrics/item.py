@@ -88,6 +88,8 @@ class Metric:
     scale: ClassVar[Scale] = "unit"
     # True when every item score is 0 or 1 (IRT uses it as is; graded scores are binarised).
     binary: ClassVar[bool] = False
+    # The answer kinds (suite `answer:`) the metric can score; None: any. Checked when a suite is loaded.
+    answers: ClassVar[frozenset[str] | None] = None
 
     def score(self, item: Item, extracted: Any, task: Task, ctx: ScoreContext) -> ItemScore:
         raise NotImplementedError
@@ -102,6 +104,7 @@ class Accuracy(Metric):
     """1 when the extracted letter, letter set or label equals the gold, else 0."""
 
     name, label, binary = "accuracy", "Acc.", True
+    answers = frozenset({"single", "multi", "order", "label"})
 
     def score(self, item: Item, extracted: Any, task: Task, ctx: ScoreContext) -> ItemScore:
         predicted = extracted if isinstance(extracted, str) else None
@@ -121,6 +124,7 @@ class KendallTau(Metric):
     """Kendall's τ between the extracted and the gold order; 0 when the answer is not a permutation."""
 
     name, label, scale = "kendall_tau", "Kendall τ", "signed"
+    answers = frozenset({"order"})
 
     def score(self, item: Item, extracted: Any, task: Task, ctx: ScoreContext) -> ItemScore:
         return ItemScore(fn.kendall_tau(extracted if isinstance(extracted, str) else None, item.answer or ""))
@@ -130,6 +134,7 @@ class Rouge1(Metric):
     """ROUGE-1 F with the run's tokenizer (jieba words or characters): keyword lists or free text."""
 
     name, label = "rouge1", "ROUGE-1"
+    answers = frozenset({"keywords", "text"})
 
     def score(self, item: Item, extracted: Any, task: Task, ctx: ScoreContext) -> ItemScore:
         if task.answer == "keywords":
@@ -143,6 +148,7 @@ class RougeL(Metric):
     (`RougeScorer(['rougeL'])`; stemming per `metric_options.stemmer`, default off)."""
 
     name, label = "rougeL", "ROUGE-L"
+    answers = frozenset({"text"})
 
     def score(self, item: Item, extracted: Any, task: Task, ctx: ScoreContext) -> ItemScore:
         if not extracted:
@@ -156,6 +162,7 @@ class Bleu(Metric):
     `corpus_bleu` aggregation sums (corpus BLEU is not a mean of sentence BLEUs)."""
 
     name, label = "bleu", "BLEU"
+    answers = frozenset({"text"})
 
     def score(self, item: Item, extracted: Any, task: Task, ctx: ScoreContext) -> ItemScore:
         hyp = str(extracted or "")
@@ -167,6 +174,7 @@ class RougeLCoco(Metric):
     tokens, case-sensitive, new lines as spaces; the task figure is the mean over items."""
 
     name, label = "rougeL_coco", "ROUGE-L"
+    answers = frozenset({"text"})
 
     def score(self, item: Item, extracted: Any, task: Task, ctx: ScoreContext) -> ItemScore:
         return ItemScore(fn.coco_rouge_l(str(extracted or ""), [item.reference]))
@@ -177,6 +185,7 @@ class BleuCoco(Metric):
     the item's own BLEU-4 by the same formula, `stats` are the counts the `corpus_bleu_coco` aggregation sums."""
 
     name, label = "bleu_coco", "BLEU-4"
+    answers = frozenset({"text"})
 
     def score(self, item: Item, extracted: Any, task: Task, ctx: ScoreContext) -> ItemScore:
         stats = fn.coco_bleu_stats(str(extracted or ""), [item.reference])
@@ -191,6 +200,7 @@ class Similarity(Metric):
     a text as unrelated as the baseline about 0. Both are kept per sample (`alternatives`)."""
 
     name, label = "similarity", "Sim."
+    answers = frozenset({"text"})
 
     def score(self, item: Item, extracted: Any, task: Task, ctx: ScoreContext) -> ItemScore:
         if extracted is None:
@@ -269,6 +279,7 @@ class EntityF1(Metric):
     either name (Treatment Recommendation's medications)."""
 
     name, label = "entity_f1", "Entity F1"
+    answers = frozenset({"entities", "keywords"})
 
     def score(self, item: Item, extracted: Any, task: Task, ctx: ScoreContext) -> ItemScore:
         predicted = extracted if isinstance(extracted, list) else None
@@ -281,6 +292,7 @@ class LabelF1(Metric):
     (tp, fp, fn) in the order of the task's labels, for micro- or macro-F1."""
 
     name, label, binary = "label_f1", "F1", True
+    answers = frozenset({"label"})
 
     def score(self, item: Item, extracted: Any, task: Task, ctx: ScoreContext) -> ItemScore:
         labels = task.labels or ()
@@ -297,6 +309,7 @@ class MultiLabelF1(Metric):
     (tp, fp, fn) in the order of the task's labels."""
 
     name, label = "multilabel_f1", "F1"
+    answers = frozenset({"labels"})
 
     def score(self, item: Item, extracted: Any, task: Task, ctx: ScoreContext) -> ItemScore:
         labels = task.labels or ()

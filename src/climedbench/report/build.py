@@ -35,7 +35,7 @@ def results_of(run: Run) -> Results:
         return run.results
     from climedbench.aggregate import build_results
 
-    return build_results(list(run.samples.values()), run.suite, run.model)
+    return build_results(list(run.samples.values()), run.suite, run.model, planned=run.spec.items_by_task)
 
 
 def build_page(paths: list[Path], *, analyses: Path | None = None,

@@ -15,6 +15,7 @@ from climedbench.analyses.runs import Run
 from climedbench.core.suite import Suite
 from climedbench.core.types import Figure, Results
 from climedbench.errors import ConfigError
+from climedbench.report.marks import footnotes, marks, partial_notes, unanswered_notes
 from climedbench.report.page import Cell, Column, Label, Leaderboard, RankInterval, Row, RunInfo
 from climedbench.report.tables import metric_label
 
@@ -70,11 +71,14 @@ def columns_of(suite: Suite, results: list[Results]) -> list[Column]:
     return cols
 
 
-def cell(fig: Figure | None) -> Cell:
+def cell(fig: Figure | None, key: str = "", results: Results | None = None, suite: Suite | None = None) -> Cell:
+    """A figure as a leaderboard cell, with its marks (given the result and suite it belongs to)."""
     if fig is None:
         return Cell()
     lo, hi = fig.ci if fig.ci else (None, None)
-    return Cell(score=fig.score, lower=lo, upper=hi, n=fig.n)
+    mark = marks(fig, key, results, suite) if results is not None and suite is not None else ""
+    return Cell(score=fig.score, lower=lo, upper=hi, n=fig.n, answered=fig.answered if fig.incomplete else None,
+                mark=mark, note=fig.note if fig.score is None else None)
 
 
 def rank_intervals(runs: list[Run], seed: int = 0) -> tuple[list[RankInterval | None], list[str]]:
@@ -111,11 +115,14 @@ def build_leaderboard(runs: list[Run], infos: list[RunInfo], results: list[Resul
     for info, res, rank in zip(infos, results, ranks, strict=True):
         figs = res.figures()
         rows.append(Row(key=info.key, name=info.name, run=info, rank=rank,
-                        cells={c.key: cell(figs.get(c.key)) for c in columns}))
+                        cells={c.key: cell(figs.get(c.key), c.key, res, suite) for c in columns}))
+        notes += unanswered_notes(info.name, res) + partial_notes(info.name, res, suite)
     for i, (name, res) in enumerate(published.items()):
         figs = res.figures()
         rows.append(Row(key=f"p{i}", name=name, published=True, source=res.published_source,
                         meta=dict(res.model_meta or {}), cells={c.key: cell(figs.get(c.key)) for c in columns}))
+    used = "".join(c.mark for r in rows for c in r.cells.values())
+    notes[:0] = footnotes(used)
     if published:
         notes.append("Published rows are scores as printed in their source; they have no intervals, item counts "
                      "or rank intervals, and were not made on the same items as the runs.")

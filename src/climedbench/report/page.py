@@ -47,6 +47,9 @@ class Cell(BaseModel):
     lower: float | None = None
     upper: float | None = None
     n: int | None = None
+    answered: int | None = None  # set when fewer than n items were answered
+    mark: str = ""  # '†' unanswered items, '*' partial (see climedbench.report.marks)
+    note: str | None = None  # why there is no score
 
 
 class Column(BaseModel):

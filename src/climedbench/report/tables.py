@@ -14,6 +14,7 @@ from rich.table import Table
 from climedbench.core.registry import METRICS
 from climedbench.core.suite import Suite
 from climedbench.errors import DataError
+from climedbench.report.marks import INCOMPLETE, footnotes, incomplete, marks, partial_notes, unanswered_notes
 
 if TYPE_CHECKING:  # the pydantic result types cost ~25 ms to build; `list` prints tables without them
     from climedbench.core.types import Figure, Results
@@ -24,14 +25,24 @@ def metric_label(name: str) -> str:
     return getattr(METRICS.get(name), "label", name) if name in METRICS else name
 
 
-def _fmt(fig: Figure | None, with_ci: bool = True) -> str:
+def _fmt(fig: Figure | None, with_ci: bool = True, mark: str = "") -> str:
+    """'25.0† [7.2, 80.1]'; '—' when there is no figure; '— (no answers…)' when it has no score."""
     if fig is None:
         return "—"
-    text = f"{fig.score:.1f}"
+    if fig.score is None:
+        return f"—{mark}" + (f" ({fig.note})" if with_ci and fig.note else "")
+    text = f"{fig.score:.1f}{mark}"
     if with_ci and fig.ci:
         lo, hi = fig.ci
         text += f" [{lo:.1f}, {hi:.1f}]"
     return text
+
+
+def _n(fig: Figure) -> str:
+    """'24', or 'answered/n' when some items got no answer."""
+    if fig.n is None:
+        return ""
+    return f"{fig.answered}/{fig.n}" if fig.incomplete else str(fig.n)
 
 
 def run_table(results: Results, suite: Suite) -> Table:
@@ -44,6 +55,13 @@ def run_table(results: Results, suite: Suite) -> Table:
                     ("No answer", {"justify": "right"})):
         table.add_column(col, **kw)  # type: ignore[arg-type]
     shown_tasks: set[str] = set()
+    used: list[str] = []
+
+    def mark(fig: Figure, key: str) -> str:
+        # One run on its own: only the unanswered mark; its overall names the tasks it covers.
+        m = INCOMPLETE if incomplete(fig) else ""
+        used.append(m)
+        return m
 
     def task_row(code: str, group_label: str) -> None:
         fig = results.tasks[code]
@@ -54,7 +72,8 @@ def run_table(results: Results, suite: Suite) -> Table:
                  + (f" ({judged} judged)" if judged else ""))
         metric = metric_label(task.metric) + (f" ({fig.aggregation})" if fig.aggregation not in (None, "mean")
                                               else "") + (f" ({fig.variant})" if fig.variant else "")
-        table.add_row(group_label, code, task.name.text(suite.language), metric, str(fig.n), _fmt(fig), fails)
+        table.add_row(group_label, code, task.name.text(suite.language), metric, _n(fig),
+                      _fmt(fig, mark=mark(fig, code)), fails)
         shown_tasks.add(code)
 
     for key, members in suite.by_dimension().items():
@@ -66,11 +85,11 @@ def run_table(results: Results, suite: Suite) -> Table:
         for sub, g in suite.groups.items():
             sub_codes = [t.code for t in suite.members(sub) if t.code in results.tasks]
             if g.parent == key and sub in results.groups and len(sub_codes) > 1:
-                table.add_row("", "", f"[i]{suite.name(sub)} mean[/i]", "", str(results.groups[sub].n),
-                              _fmt(results.groups[sub]), "", style="dim")
+                table.add_row("", "", f"[i]{suite.name(sub)} mean[/i]", "", _n(results.groups[sub]),
+                              _fmt(results.groups[sub], mark=mark(results.groups[sub], sub)), "", style="dim")
         if key in results.groups and len(codes) > 1:
-            table.add_row("", "", f"[i]{suite.name(key, 'en').lower()} mean[/i]", "", str(results.groups[key].n),
-                          _fmt(results.groups[key]), "", style="dim")
+            table.add_row("", "", f"[i]{suite.name(key, 'en').lower()} mean[/i]", "", _n(results.groups[key]),
+                          _fmt(results.groups[key], mark=mark(results.groups[key], key)), "", style="dim")
         table.add_section()
     for code in results.tasks:
         if code not in shown_tasks and suite.lookup(code) is not None:
@@ -78,31 +97,49 @@ def run_table(results: Results, suite: Suite) -> Table:
     overall = results.overall
     if overall is not None:
         n_tasks = len(overall.tasks or [])
-        what = (overall.metric if overall.complete
+        what = (overall.metric if overall.all_tasks is not False
                 else f"{overall.metric} ({n_tasks} of {len(suite.tasks)} tasks)")
-        table.add_row("Overall", "", what, "", str(overall.n) if overall.n is not None else "", _fmt(overall), "",
+        table.add_row("Overall", "", what, "", _n(overall), _fmt(overall, mark=mark(overall, "overall")), "",
                       style="bold")
+    _caption(table, footnotes("".join(used)))
     return table
 
 
+def _caption(table: Table, lines: list[str]) -> None:
+    if lines:
+        table.caption = "\n".join(lines)
+        table.caption_justify = "left"
+
+
 def comparison_table(by_model: Mapping[str, Results], suite: Suite, with_ci: bool = True,
-                     title: str | None = None) -> Table:
+                     title: str | None = None, extra_notes: list[str] | None = None) -> Table:
     """Models as columns; tasks, then groups (every level), then overall as rows."""
     table = Table(title=title or suite.title, title_justify="left")
     table.add_column("", style="bold", no_wrap=True)
     table.add_column("Metric")
     for model in by_model:
         table.add_column(model, justify="right")
+    used: list[str] = []
+
+    def cell(fig: Figure | None, key: str, res: Results) -> str:
+        m = marks(fig, key, res, suite)
+        used.append(m)
+        return _fmt(fig, with_ci, m)
+
     for t in suite.tasks:
         if any(t.code in r.tasks for r in by_model.values()):
             table.add_row(t.code, metric_label(t.metric),
-                          *[_fmt(r.tasks.get(t.code), with_ci) for r in by_model.values()])
+                          *[cell(r.tasks.get(t.code), t.code, r) for r in by_model.values()])
     table.add_section()
     for key in suite.groups:
         if any(key in r.groups for r in by_model.values()):
-            table.add_row(suite.name(key, "en"), "mean", *[_fmt(r.groups.get(key), with_ci) for r in by_model.values()])
+            table.add_row(suite.name(key, "en"), "mean", *[cell(r.groups.get(key), key, r) for r in by_model.values()])
     table.add_section()
-    table.add_row("Overall", "mean", *[_fmt(r.overall, with_ci) for r in by_model.values()])
+    table.add_row("Overall", "mean", *[cell(r.overall, "overall", r) for r in by_model.values()])
+    notes = footnotes("".join(used))
+    for model, res in by_model.items():
+        notes += unanswered_notes(model.split("\n")[0], res) + partial_notes(model.split("\n")[0], res, suite)
+    _caption(table, notes + list(extra_notes or []))
     return table
 
 
@@ -124,6 +161,7 @@ def read_published_csv(path: str | Path, suite: Suite, *, source: str | None = N
         raise DataError(f"{p}: cannot read: {e.strerror}") from e
     meta_columns = {"type", "size", "params", "setting", "shots", "source", "note", "kind"}
     out: dict[str, Results] = {}
+    seen: list[tuple[int, str, float]] = []  # (line, column, value) of every score
     with fh:
         reader = csv.DictReader(fh)
         header = reader.fieldnames or []
@@ -152,10 +190,14 @@ def read_published_csv(path: str | Path, suite: Suite, *, source: str | None = N
                     x = float(value)
                 except ValueError as e:
                     raise DataError(f"{p}:{line}: field {col!r}: {value!r} is not a number") from e
-                if not math.isfinite(x) or not -100 <= x <= 100:
-                    raise DataError(f"{p}:{line}: field {col!r}: {value} is outside [-100, 100] "
-                                    "(scores are reported ×100)")
+                signed = getattr(METRICS.get(suite.task(code).metric), "scale", "unit") == "signed"
+                low = -100 if signed else 0
+                if not math.isfinite(x) or not low <= x <= 100:
+                    raise DataError(f"{p}:{line}: field {col!r}: {value} is outside [{low}, 100] (scores are "
+                                    "reported ×100" + ("" if signed else f"; {suite.task(code).metric} is never "
+                                                       "negative") + ")")
                 scores[code] = x
+                seen.append((line, col, x))
             if model in out:
                 raise DataError(f"{p}:{line}: model {model!r} appears twice")
             from climedbench.aggregate import from_published  # numpy and the metrics: not for `list`
@@ -168,4 +210,9 @@ def read_published_csv(path: str | Path, suite: Suite, *, source: str | None = N
             line = reader.line_num + 1
     if not out:
         raise DataError(f"{p}: no rows")
+    fractions = [(ln, col, x) for ln, col, x in seen if not float(x).is_integer()]
+    if fractions and all(abs(x) <= 1 for _, _, x in seen):
+        ln, col, x = fractions[0]
+        raise DataError(f"{p}:{ln}: field {col!r}: {x:g}, and every score in the file is within [-1, 1]: these look "
+                        "like 0–1 fractions, but scores are reported ×100 (multiply them by 100)")
     return out
