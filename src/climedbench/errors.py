@@ -39,3 +39,9 @@ class BudgetExceeded(ClimedError):
     """A run stopped cleanly because the next request would exceed --max-cost."""
 
     exit_code = 4
+
+
+class RunDirBusy(ClimedError):
+    """Another process holds the run directory's lock (one writer at a time): nothing was touched."""
+
+    exit_code = 5

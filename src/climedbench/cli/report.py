@@ -44,7 +44,8 @@ def report(
                                            "report to your network.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to serve on (--serve); 0 picks a free one.")] = 8765,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap behind the rank intervals.")] = 0,
-    json_out: Annotated[bool, typer.Option("--json", help="Print {model: results} as JSON.")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print {run directory: results} as JSON (published rows: "
+                                                          "'NAME (published)').")] = False,
 ) -> None:
     """Several runs side by side: every task, group and overall with 95% intervals. With --html (or --serve): one
     HTML page with the leaderboard (sortable, rank intervals, published results beside), a radar of the first
@@ -92,22 +93,29 @@ def _terminal(runs: list[Path], json_out: bool, paper: bool, setting: str | None
     from climedbench.report.published import published_results
     from climedbench.report.tables import comparison_table, print_table
     from climedbench.rescore import suite_of_run
+    from climedbench.runcheck import checked_results
     from climedbench.rundir import RunDir
 
     table: dict[str, Any] = {}
+    keys: dict[str, str] = {}  # table row → --json key: the run directory (two runs of one model stay two)
     suite = None
     for d in runs:
-        rd = RunDir(d)
-        res = rd.read_results()
-        this = suite_of_run(rd.read_spec())
+        spec = RunDir(d).read_spec()
+        this = suite_of_run(spec)
         if suite is not None and this.suite != suite.suite:
             raise DataError(f"{d}: a run of suite {this.suite!r}, the others are {suite.suite!r}")
         suite = this
-        table[unique_name(table, f"{res.model}\n{d}")] = res
+        res = checked_results(d, spec=spec, suite=this)
+        row = unique_name(table, f"{res.model}\n{d}")
+        table[row] = res
+        keys[row] = unique_name(dict.fromkeys(keys.values()), str(d))
     assert suite is not None
     for name, res in published_results(suite, paper=paper, setting=setting, from_csv=from_csv).items():
-        table[unique_name(table, f"{name}\n(published)")] = res
+        row = unique_name(table, f"{name}\n(published)")
+        table[row] = res
+        keys[row] = f"{name} (published)"
     if json_out:
-        print_json({m.split("\n")[0]: v for m, v in _as_json(table).items()})
+        # {run directory or 'NAME (published)': {model, tasks, groups, overall, ...}}
+        print_json({keys[m]: {"model": table[m].model, **v} for m, v in _as_json(table).items()})
     else:
         print_table(comparison_table(table, suite, title=f"{suite.title}: runs (×100, 95% CI)"))

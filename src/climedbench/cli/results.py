@@ -48,12 +48,12 @@ def leaderboard(
     from climedbench.core.suite import load_suite
     from climedbench.report.published import published_results
     from climedbench.report.tables import comparison_table, print_table
-    from climedbench.rundir import RunDir
+    from climedbench.runcheck import checked_results
 
     s = load_suite(suite)
     table: dict[str, Any] = dict(published_results(s, paper=paper, setting=setting, from_csv=from_csv))
     for d in runs or []:
-        res = RunDir(d).read_results()
+        res = checked_results(d)
         if res.suite != s.suite:
             raise DataError(f"{d}: a run of suite {res.suite!r}; this leaderboard is {s.suite!r} (pass --suite)")
         table[unique_name(table, res.model)] = res

@@ -30,12 +30,11 @@ def languages_of(suite: Suite) -> list[str]:
 
 
 def results_of(run: Run) -> Results:
-    """results.json, or figures computed from the samples when the run has none yet (an interrupted run)."""
-    if run.results is not None:
-        return run.results
-    from climedbench.aggregate import build_results
+    """results.json when it still describes samples.jsonl, else figures computed from the samples (an interrupted
+    run, an edited or stale results.json: climedbench.runcheck)."""
+    from climedbench.runcheck import checked_results
 
-    return build_results(list(run.samples.values()), run.suite, run.model)
+    return checked_results(run.path, spec=run.spec, suite=run.suite, samples=run.samples.values())
 
 
 def build_page(paths: list[Path], *, analyses: Path | None = None,
