@@ -46,6 +46,8 @@ def report(
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap behind the rank intervals.")] = 0,
     json_out: Annotated[bool, typer.Option("--json", help="Print {run directory: results} as JSON (published rows: "
                                                           "'NAME (published)').")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing --html file (a run directory's "
+                                                        "own files are never overwritten).")] = False,
 ) -> None:
     """Several runs side by side: every task, group and overall with 95% intervals. With --html (or --serve): one
     HTML page with the leaderboard (sortable, rank intervals, published results beside), a radar of the first
@@ -60,6 +62,10 @@ def report(
         raise ConfigError("--json prints the figures to the terminal; it cannot be combined with --html or --serve")
     if html is not None and html.is_dir():
         raise ConfigError(f"--html {html}: is a folder; give the file to write (e.g. {html / 'report.html'})")
+    if html is not None:
+        from climedbench.outputs import check_output
+
+        check_output(html, force=force, option="--html")
     import time
 
     from climedbench.report.build import build_page
