@@ -5,7 +5,8 @@ results.json records the sha256 of samples.jsonl and of its own content when it 
 e.g. by a run still going), was written by an older climedbench without the digests, or is missing, the figures are
 recomputed from samples.jsonl exactly as the run computes them, and one warning line says so. An edited or stale
 results.json therefore never reaches report, leaderboard or the HTML page. Adaptive (cat) runs, whose figures come
-from an IRT ability estimate and cannot be recomputed from the samples, are refused on a mismatch instead.
+from an IRT ability estimate and cannot be recomputed from the samples, are refused on a mismatch instead (shown with
+a warning when they predate the digests).
 """
 
 from __future__ import annotations
@@ -48,6 +49,10 @@ def checked_results(path: str | Path, *, spec: RunSpec | None = None, suite: Sui
         if found is None:
             return stored
         problem = found
+    if stored is not None and stored.adaptive and not stored.integrity:
+        log.warning("%s %s; an adaptive run's figures cannot be recomputed, so they are shown unchecked",
+                    rd.results_file, problem)
+        return stored
     if stored is not None and stored.adaptive:
         raise DataError(f"{rd.results_file} {problem}; an adaptive run's figures cannot be recomputed from its "
                         "samples: re-run its `climedbench cat run` command")

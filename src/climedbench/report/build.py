@@ -75,6 +75,13 @@ def build_page(paths: list[Path], *, analyses: Path | None = None,
         if run.results is None:
             notes.append("results.json is missing (the run did not finish); its figures were computed from "
                          "samples.jsonl.")
+        else:
+            from climedbench.runcheck import mismatch
+            from climedbench.rundir import RunDir
+
+            problem = mismatch(RunDir(run.path), run.results)
+            if problem is not None:
+                notes.append(f"results.json {problem}; its figures were computed from samples.jsonl.")
         details.append(run_details(run, info, res if run.results is not None else None, notes))
     return ReportPage(title=f"{suite.title} report", suite=suite.suite, suite_title=suite.title,
                       language=languages[0], languages=languages,
