@@ -188,3 +188,14 @@ def test_corrupt_samples_are_one_line_naming_file_and_line(quick_run, tmp_path):
                                                              str(tmp_path / "s.sqlite"))):
         line = one_line(cli(*args, check=False), 2)
         assert f"{samples}:4" in line and "internal error" not in line
+
+
+def test_merge_and_rate_create_refuse_bad_run_arguments_in_one_line(quick_run, tmp_path):
+    data, _, out = quick_run
+    line = one_line(cli("merge", str(data), "--out", str(tmp_path / "merged"), check=False), 2)
+    assert str(data) in line and not (tmp_path / "merged").exists()
+    db = tmp_path / "study.sqlite"
+    line = one_line(cli("rate", "create", str(out), str(out), "--db", str(db), check=False), 2)
+    assert "same run directory" in line and not db.exists()
+    line = one_line(cli("irt", "matrix", str(out), str(out), "--out", str(tmp_path / "m.csv"), check=False), 2)
+    assert "same run directory" in line and not (tmp_path / "m.csv").exists()
