@@ -305,14 +305,18 @@ class RunLock:
     def acquire(self) -> None:
         import portalocker
 
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         key = self.path.resolve()
         if key in RunLock._held:
             fh, depth = RunLock._held[key]
             RunLock._held[key] = (fh, depth + 1)
             self._key = key
             return
-        fh = self.path.open("a+", encoding="utf-8")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fh = self.path.open("a+", encoding="utf-8")
+        except OSError as e:
+            raise DataError(f"{self.path}: cannot create the run directory's lock file ({e.strerror}); nothing "
+                            "was written") from e
         try:
             portalocker.lock(fh, portalocker.LOCK_EX | portalocker.LOCK_NB)
         except portalocker.exceptions.LockException as e:
