@@ -79,8 +79,9 @@ def test_different_options_refuse_the_same_out(run_dir):
 def test_report_score_and_leaderboard(run_dir):
     proc = cli("report", str(run_dir), "--json")
     data = json.loads(proc.stdout)
-    assert list(data) == ["qwen2.5-coder-0.5b-instruct-q4_k_m"]
-    assert set(data["qwen2.5-coder-0.5b-instruct-q4_k_m"]["tasks"]) == set(SCENARIOS.split(","))
+    assert list(data) == [str(run_dir)]  # keyed by run directory: two runs of one model stay two
+    assert data[str(run_dir)]["model"] == "qwen2.5-coder-0.5b-instruct-q4_k_m"
+    assert set(data[str(run_dir)]["tasks"]) == set(SCENARIOS.split(","))
     before = json.loads((run_dir / "results.json").read_text())
     cli("score", str(run_dir), "--tokenizer", "char")
     after = json.loads((run_dir / "results.json").read_text())

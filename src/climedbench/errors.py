@@ -47,3 +47,9 @@ class BudgetExceeded(ClimedError):
 
 # `climedbench run` / `score`: the run finished but some requests failed (its figures are on the answered items).
 INCOMPLETE_EXIT = 5
+
+
+class RunDirBusy(ClimedError):
+    """Another process holds the run directory's lock (one writer at a time): nothing was touched."""
+
+    exit_code = 6

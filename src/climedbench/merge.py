@@ -11,6 +11,7 @@ The merged directory is what one unsharded run would have written (same samples,
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from datetime import UTC, datetime
@@ -23,7 +24,7 @@ from climedbench.errors import ConfigError, DataError
 from climedbench.limits import Prices
 from climedbench.reaggregate import PLAN_KEYS
 from climedbench.rescore import suite_of_run
-from climedbench.rundir import RunDir, Summary, parse_sample, summarize, write_json_atomic
+from climedbench.rundir import LOCK_FILE, RunDir, Summary, parse_sample, summarize, write_json_atomic
 from climedbench.runner import finish_endpoint_stats, plan_sha256
 
 
@@ -71,22 +72,37 @@ def _shards(dirs: list[Path]) -> tuple[list[tuple[Path, RunSpec]], RunSpec]:
 
 def merge_shards(dirs: list[Path], out: Path) -> tuple[RunDir, Results]:
     """Check the shards and write the merged run directory; returns it and its results."""
-    shards, first = _shards([Path(d) for d in dirs])
-    assert first.shard is not None
+    paths = [Path(d) for d in dirs]
+    for d in paths:
+        if not d.is_dir():
+            raise DataError(f"{d}: not a folder (give the run directory of every shard)")
     target = RunDir(out)
-    if target.path.exists() and any(target.path.iterdir()):
+    if any(p.resolve() == target.path.resolve() for p in paths):
+        raise ConfigError(f"--out {out} is one of the shards; choose a new --out for the merged run")
+    if target.path.exists() and any(p.name != LOCK_FILE for p in target.path.iterdir()):
         raise ConfigError(f"{target.path} exists and is not empty; choose a new --out for the merged run")
-    suite = suite_of_run(first)
+    _shards(paths)  # checked before anything is locked or created
     created = not target.path.exists()
-    target.path.mkdir(parents=True, exist_ok=True)
-    try:
-        return _write(shards, first, suite, target)
-    except BaseException:
-        for f in target.path.glob(".*.tmp-*"):
-            f.unlink()
-        if created and not any(target.path.iterdir()):
-            target.path.rmdir()
-        raise
+    with contextlib.ExitStack() as held:
+        # Every shard is locked too: none may be re-run (written) while it is read.
+        for d in paths:
+            held.enter_context(RunDir(d).lock("merge"))
+        held.enter_context(target.lock("merge"))
+        try:
+            shards, first = _shards(paths)
+            assert first.shard is not None
+            suite = suite_of_run(first)
+            return _write(shards, first, suite, target)
+        except BaseException:
+            for f in target.path.glob(".*.tmp-*"):
+                f.unlink()
+            held.close()
+            if created:
+                with contextlib.suppress(FileNotFoundError):
+                    target.lock_file.unlink()
+                if not any(target.path.iterdir()):
+                    target.path.rmdir()
+            raise
 
 
 def _write(shards: list[tuple[Path, RunSpec]], first: RunSpec, suite: Suite, target: RunDir
@@ -131,7 +147,7 @@ def _write(shards: list[tuple[Path, RunSpec]], first: RunSpec, suite: Suite, tar
                     float(first.limits.get("price_out_per_mtok") or 0))
     results.run = _accounting(summaries, [r.run for r in olds if r.run is not None], first.shard.plan_items, prices)
     results.run.merged_from = [str(d) for d, _ in shards]
-    write_json_atomic(target.results_file, results)
+    target.write_results(results)
     skipped = RunDir(shards[0][0]).skipped_file
     if skipped.exists():
         shutil.copyfile(skipped, target.skipped_file)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 
 from climedbench.aggregate import build_results
@@ -10,7 +11,7 @@ from climedbench.core.suite import Suite, load_suite
 from climedbench.core.types import Item, Results, RunSpec, Sample
 from climedbench.data.loaders import DEMO_NAME, data_hash, load_items
 from climedbench.errors import DataError
-from climedbench.rundir import RunDir, iter_samples, write_json_atomic, write_jsonl_atomic
+from climedbench.rundir import RunDir, scan_samples, write_jsonl_atomic
 from climedbench.scoring import Scorer
 
 
@@ -32,18 +33,30 @@ def items_of_run(spec: RunSpec, suite: Suite, *, check: bool = True) -> dict[str
 
 
 def rescore(path: str | Path, *, tokenizer: str | None = None, embedder: str | None = None,
-            similarity: str | None = None, judge: str | None = None, base_url: str | None = None
-            ) -> tuple[Results, Suite]:
-    """Recompute every sample's extraction and score, then results.json; returns (results, suite)."""
+            similarity: str | None = None, judge: str | None = None, base_url: str | None = None,
+            notice: Callable[[str], None] | None = None) -> tuple[Results, Suite]:
+    """Recompute every sample's extraction and score, then results.json; returns (results, suite).
+
+    Holds the run directory's lock throughout (refused while a run or another score writes it). The new
+    samples.jsonl is written to a temporary file and renamed over the old one only when complete. A cut-off last
+    record (a run killed mid-write) is kept as it is, after the re-scored ones, and its item counts as missing
+    (the run's command asks it again); `notice` gets one line about it."""
     rd = RunDir(path)
-    spec = rd.read_spec()
+    spec = rd.read_spec()  # before the lock: a folder that is no run directory is left untouched
+    with rd.lock("score"):
+        return _rescore(rd, spec, tokenizer, embedder, similarity, judge, base_url, notice)
+
+
+def _rescore(rd: RunDir, spec: RunSpec, tokenizer: str | None, embedder: str | None, similarity: str | None,
+             judge: str | None, base_url: str | None, notice: Callable[[str], None] | None) -> tuple[Results, Suite]:
     suite = suite_of_run(spec)
     items = items_of_run(spec, suite)
     scorer = Scorer(tokenizer=tokenizer or spec.metrics.get("rouge_tokenizer", "jieba"),  # type: ignore[arg-type]
                     embedder_spec=embedder or spec.metrics.get("embedder", "e5"),
                     similarity=similarity or spec.metrics.get("similarity", "raw"),  # type: ignore[arg-type]
                     language=suite.language)
-    samples = list({s.uid: s for s in iter_samples(rd.samples_file)}.values())
+    records, cut = scan_samples(rd.samples_file)
+    samples = list({s.uid: s for _, s in records}.values())
     if not samples:
         raise DataError(f"{rd.samples_file}: no samples to score")
     for s in samples:
@@ -68,13 +81,22 @@ def rescore(path: str | Path, *, tokenizer: str | None = None, embedder: str | N
     if judge:
         cache = spec.cache if spec.cache not in (None, "default") else None
         asyncio.run(_judge(samples, items, suite, scorer, judge, base_url, cache))
-    write_jsonl_atomic(rd.samples_file, samples)
+    write_jsonl_atomic(rd.samples_file, samples, tail=cut.data if cut is not None else b"")
+    if cut is not None and notice is not None:
+        notice(f"{rd.samples_file}:{cut.line}: the last record is cut off (a run stopped while writing it); it is "
+               "kept as it is, not scored, and its item counts as missing: re-run the run's command to answer it "
+               "again")
     results = build_results(samples, suite, spec.model_name, spec.seed, similarity=scorer.similarity,
                             planned=spec.items_by_task)
     if rd.results_file.exists():
         results.run = rd.read_results().run
+    if results.run is not None:
+        planned = spec.n_items or results.run.planned
+        results.run = results.run.model_copy(update={"items": len(samples), "planned": planned,
+                                                     "missing": max(0, planned - len(samples)),
+                                                     "failed": sum(1 for s in samples if s.error)})
     results.rescored = {**scorer.describe(), "extractor": f"judge:{judge}" if judge else "rules"}
-    write_json_atomic(rd.results_file, results)
+    rd.write_results(results)
     return results, suite
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import platform
 import random
@@ -452,13 +453,24 @@ async def run_plan(plan: Plan, *, progress: Callable[[int, int, str], None] | No
     from climedbench.executors import LocalExecutor
 
     opts = plan.options
-    session = await (executor or LocalExecutor()).open(plan, backend)
+    with contextlib.ExitStack() as held:
+        if opts.out:  # refused before the model is loaded when another process writes this directory
+            held.enter_context(RunDir(opts.out).lock("run"))
+        session = await (executor or LocalExecutor()).open(plan, backend)
+        return await _run_session(plan, session, held, progress)
+
+
+async def _run_session(plan: Plan, session: Any, held: contextlib.ExitStack,
+                       progress: Callable[[int, int, str], None] | None) -> tuple[RunDir, Results, RunStats]:
+    opts = plan.options
     cache = None
     try:
         cache = open_cache(opts)
         spec = plan.spec.model_copy(update={"model": session.fingerprint, "executor": session.label,
                                             "endpoints": session.endpoints or None})
         rundir = RunDir(opts.out or default_out_dir(session.name))
+        if not opts.out:
+            held.enter_context(rundir.lock("run"))
         resuming = rundir.prepare(spec, IDENTITY_KEYS)
         if opts.skip_invalid and plan.report.problems:
             write_jsonl_atomic(rundir.skipped_file, plan.report.problems)
@@ -494,7 +506,7 @@ async def run_plan(plan: Plan, *, progress: Callable[[int, int, str], None] | No
         results.run = run_accounting(summaries, stats, len(plan.requests), prices)
         results.run.executor = session.label
         results.run.endpoints = finish_endpoint_stats(session.endpoint_stats(), stats.wall_seconds, prices) or None
-        write_json_atomic(rundir.results_file, results)
+        rundir.write_results(results)
         spec.finished_at = datetime.now(UTC).isoformat(timespec="seconds")
         spec.status = "stopped: --max-cost reached" if stats.stopped else (
             "complete" if results.run.missing == 0 and results.run.failed == 0 else "incomplete")

@@ -29,6 +29,7 @@ from climedbench.limits import Budget, Prices, RateLimiter
 from climedbench.models.base import GenParams
 from climedbench.models.registry import ModelOptions, open_backend
 from climedbench.prompts import PromptSettings
+from climedbench.runcheck import checked_results
 from climedbench.rundir import RunDir, SampleStore, write_json_atomic
 from climedbench.runner import Engine, Request, RunOptions, RunStats, default_out_dir, make_sample, open_cache
 from climedbench.scoring import Scorer
@@ -93,6 +94,7 @@ async def run_cat(opts: CatOptions, progress: Any = None) -> tuple[RunDir, Resul
                           ".items.csv written by `climedbench irt matrix` or `climedbench mps`")
     backend = await open_backend(opts.model, opts.model_options)
     cache = open_cache(RunOptions(cache=opts.cache, no_cache=opts.no_cache))
+    lock = None
     try:
         spec = RunSpec(
             kind="adaptive", climedbench_version=__version__, suite=suite.suite, suite_version=suite.version,
@@ -103,6 +105,8 @@ async def run_cat(opts: CatOptions, progress: Any = None) -> tuple[RunDir, Resul
             started_at=datetime.now(UTC).isoformat(timespec="seconds"),
         )
         rundir = RunDir(opts.out or default_out_dir(f"cat-{backend.name}"))
+        lock = rundir.lock("cat run")
+        lock.acquire()  # one writer per run directory
         # Re-running the same command replays the test: same seed, same choices, answers from the cache.
         rundir.prepare(spec, CAT_IDENTITY)
         session = CATSession(bank, opts.config, seed=opts.seed, transforms=tau_transforms(bank, transforms))
@@ -138,11 +142,13 @@ async def run_cat(opts: CatOptions, progress: Any = None) -> tuple[RunDir, Resul
                                     prompt_tokens_now=stats.prompt_tokens,
                                     completion_tokens_now=stats.completion_tokens)
         results.cat = {k: v for k, v in result.to_dict().items() if k != "log"}
-        write_json_atomic(rundir.results_file, results)
+        rundir.write_results(results)
         spec.finished_at = datetime.now(UTC).isoformat(timespec="seconds")
         write_json_atomic(rundir.run_file, spec)
         return rundir, results
     finally:
+        if lock is not None:
+            lock.release()
         if cache is not None:
             cache.close()
         await backend.aclose()
@@ -169,7 +175,7 @@ def compare_runs(run_dirs: list[Path]) -> dict[str, Any]:
     full: dict[str, Results] = {}
     adaptive: dict[str, Results] = {}
     for d in run_dirs:
-        res = RunDir(d).read_results()
+        res = checked_results(d)
         (adaptive if res.adaptive else full)[res.model] = res
     pairs = []
     for a, b in itertools.combinations(adaptive, 2):

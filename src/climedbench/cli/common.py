@@ -31,6 +31,7 @@ err = Console(stderr=True, soft_wrap=True)
 SUITE_HELP = "Benchmark: 'climedbench' (default), 'clinicbench', or a suite YAML of your own."
 TASKS_HELP = ("Comma-separated task codes (CliMedBench scenarios such as ID#1,BKT; ClinicBench datasets such "
               "as MedQA,PubMedQA) or group keys (reasoning); default: all.")
+FORCE_HELP = "Overwrite the output file if it exists (a run directory's own files are never overwritten)."
 
 
 EXECUTOR_HELP = ("Where items are answered: 'local' (this process) or 'ray' (workers on a Ray cluster; "

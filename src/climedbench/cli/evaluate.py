@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 import time
@@ -136,11 +137,10 @@ def run(
     """Evaluate a model on a suite's tasks and print the leaderboard table.
 
     Exit codes: 0 done; 2 bad input or options; 3 model unreachable; 4 stopped by --max-cost; 5 some requests
-    failed (figures are on the answered items, marked incomplete; re-run the same command to retry them)."""
-    from climedbench.executors import make_executor
+    failed (figures are on the answered items, marked incomplete; re-run the same command to retry them); 6 the
+    run directory is in use by another process."""
     from climedbench.models.registry import ModelOptions
-    from climedbench.report.tables import print_table, run_table
-    from climedbench.runner import RunOptions, plan_run, run_plan
+    from climedbench.runner import RunOptions, plan_run
 
     if mc_mode not in ("generate", "logprob"):
         raise ConfigError(f"--mc-mode must be 'generate' or 'logprob', not {mc_mode!r}")
@@ -167,6 +167,20 @@ def run(
         shard=_shard(shard),
     )
     plan = plan_run(opts)
+    with contextlib.ExitStack() as held:
+        if out_dir:  # one writer per run directory: refused here, in one line, before anything is printed
+            from climedbench.rundir import RunDir
+
+            held.enter_context(RunDir(out_dir).lock("run"))
+        _run(plan, opts, exec_opts, model, quiet, json_out, allow_incomplete)
+
+
+def _run(plan: Any, opts: Any, exec_opts: Any, model: str, quiet: bool, json_out: bool,
+         allow_incomplete: bool) -> None:
+    from climedbench.executors import make_executor
+    from climedbench.report.tables import print_table, run_table
+    from climedbench.runner import run_plan
+
     if plan.report.problems:
         err.print(f"[yellow]skipping {len(plan.report.problems)} invalid record(s) (--skip-invalid); "
                   "they are listed in skipped.jsonl[/yellow]")
@@ -400,14 +414,19 @@ def score(
     json_out: Annotated[bool, typer.Option("--json", help="Print results.json instead of the table.")] = False,
 ) -> None:
     """Re-extract and re-score a run directory from its raw responses (no model is called, except a judge
-    given with --extractor judge:MODEL_SPEC). Exits 5 when the run has failed requests (see `run --help`)."""
+    given with --extractor judge:MODEL_SPEC). Exits 5 when the run has failed requests (see `run --help`), 6 while
+    another process (a run, another score) writes the directory; samples.jsonl is replaced only once the new one is
+    complete, and a cut-off last record (a killed run) is kept and counted as missing."""
+    from rich.markup import escape
+
     from climedbench.report.tables import print_table, run_table
     from climedbench.rescore import rescore
 
     if similarity not in (None, "raw", "rescaled"):
         raise ConfigError(f"--similarity must be 'raw' or 'rescaled', not {similarity!r}")
     results, s = rescore(run_dir, tokenizer=tokenizer, embedder=embedder, similarity=similarity,
-                         judge=_judge_spec(extractor), base_url=base_url)
+                         judge=_judge_spec(extractor), base_url=base_url,
+                         notice=lambda line: err.print(f"[yellow]warning:[/yellow] {escape(line)}", highlight=False))
     if json_out:
         print_json(results)
     else:

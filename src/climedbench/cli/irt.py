@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from climedbench.cli.common import FORCE_HELP
 from climedbench.cli.common import app as root
 from climedbench.errors import ClimedError, DataError
 
@@ -58,6 +59,7 @@ def fit_cmd(
     fix_c: Annotated[str | None, typer.Option("--fix-c", help="Fix c: a number or 'guess' (1/k).")] = None,
     min_examinees_3pl: Annotated[int, typer.Option(
         "--min-examinees-3pl", help="Below this many examinees a 3PL request falls back to the 2PL.")] = 100,
+    force: Annotated[bool, typer.Option("--force", help=FORCE_HELP)] = False,
 ) -> None:
     """Calibrate item parameters by marginal maximum likelihood (EM) with priors and write BANK.json.
 
@@ -67,8 +69,10 @@ def fit_cmd(
 
     from climedbench.irt.calibrate import fit
     from climedbench.irt.matrix import read_item_map, read_matrix
+    from climedbench.outputs import check_output
 
     try:
+        check_output(out, force=force, option="--out")
         rm = read_matrix(matrix)
         scen = None
         ks: dict[str, int] | int | None = options_k
@@ -158,6 +162,7 @@ def _r(x: float) -> float | None:
 def matrix_cmd(
     runs: Annotated[list[Path], typer.Argument(help="Run directories: each is one examinee (row).")],
     out: Annotated[Path, typer.Option("--out", "-o", help="MATRIX.csv (or .parquet) to write.")],
+    force: Annotated[bool, typer.Option("--force", help=FORCE_HELP)] = False,
 ) -> None:
     """Build a response matrix from run directories (graded scores binarised per scenario, mean-preserving).
 
@@ -165,8 +170,11 @@ def matrix_cmd(
     `irt fit --items-scenarios` and `climedbench cat --item-map`.
     """
     from climedbench.irt.from_runs import matrix_from_runs
+    from climedbench.outputs import check_output
 
     try:
+        check_output(out, force=force, option="--out")
+        check_output(out.with_name(out.stem + ".items.csv"), force=force, option="--out (its item map)")
         matrix, thresholds, item_map = matrix_from_runs(runs, out)
     except ClimedError as exc:
         raise _fail(exc) from None

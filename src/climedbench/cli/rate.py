@@ -75,6 +75,11 @@ def create_cmd(
     if runs:
         from climedbench.analyses.runs import load_runs
 
+        seen: dict[Path, Path] = {}
+        for r in runs:
+            if r.resolve() in seen:
+                raise ConfigError(f"{r}: the same run directory as {seen[r.resolve()]}; give each run once")
+            seen[r.resolve()] = r
         loaded = load_runs(list(runs))
         cases, notes = answer_cases(loaded, codes, seed)
         first = loaded[0]
@@ -155,6 +160,7 @@ def export_cmd(
     comments: Annotated[bool, typer.Option("--comments", help="Export comments and flags instead of "
                                                               "ratings.")] = False,
     out_file: Annotated[Path | None, typer.Option("--out", "-o", help="Write here instead of stdout.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing --out file.")] = False,
 ) -> None:
     """Ratings (item, answer, rater, aspect, score, model, task, time) or comments and flags."""
     from climedbench.apps.rater.export import notes_csv, ratings_csv
@@ -162,6 +168,10 @@ def export_cmd(
 
     if as_csv and as_json:
         raise ConfigError("give --csv or --json, not both")
+    if out_file is not None:
+        from climedbench.outputs import check_output
+
+        check_output(out_file, force=force, option="--out")
     store = Store(db)
     if comments:
         notes = store.notes()

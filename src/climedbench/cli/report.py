@@ -44,7 +44,10 @@ def report(
                                            "report to your network.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to serve on (--serve); 0 picks a free one.")] = 8765,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap behind the rank intervals.")] = 0,
-    json_out: Annotated[bool, typer.Option("--json", help="Print {model: results} as JSON.")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print {run directory: results} as JSON (published rows: "
+                                                          "'NAME (published)').")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing --html file (a run directory's "
+                                                        "own files are never overwritten).")] = False,
 ) -> None:
     """Several runs side by side: every task, group and overall with 95% intervals. With --html (or --serve): one
     HTML page with the leaderboard (sortable, rank intervals, published results beside), a radar of the first
@@ -59,6 +62,10 @@ def report(
         raise ConfigError("--json prints the figures to the terminal; it cannot be combined with --html or --serve")
     if html is not None and html.is_dir():
         raise ConfigError(f"--html {html}: is a folder; give the file to write (e.g. {html / 'report.html'})")
+    if html is not None:
+        from climedbench.outputs import check_output
+
+        check_output(html, force=force, option="--html")
     import time
 
     from climedbench.report.build import build_page
@@ -93,28 +100,37 @@ def _terminal(runs: list[Path], json_out: bool, paper: bool, setting: str | None
     from climedbench.report.published import published_results
     from climedbench.report.tables import comparison_table, print_table
     from climedbench.rescore import suite_of_run
+    from climedbench.runcheck import checked_results
     from climedbench.rundir import RunDir
 
     table: dict[str, Any] = {}
+    keys: dict[str, str] = {}  # table row → --json key: the run directory (two runs of one model stay two)
     suite = None
     notes: list[str] = []
     for d in runs:
-        rd = RunDir(d)
-        res = rd.read_results()
-        this = suite_of_run(rd.read_spec())
+        spec = RunDir(d).read_spec()
+        this = suite_of_run(spec)
         if suite is not None and this.suite != suite.suite:
             raise DataError(f"{d}: a run of suite {this.suite!r}, the others are {suite.suite!r}")
         suite = this
-        if not has_samples(rd.samples_file):
+        rd = RunDir(d)
+        if has_samples(rd.samples_file):
+            res = checked_results(d, spec=spec, suite=this)
+        else:
             # results.json without the samples behind it: its figures cannot be checked or re-computed.
-            res = res.model_copy(update={"overall": None})
+            res = rd.read_results().model_copy(update={"overall": None})
             notes.append(f"{res.model} ({d}): no overall: {rd.samples_file} is missing or empty")
-        table[unique_name(table, f"{res.model}\n{d}")] = res
+        row = unique_name(table, f"{res.model}\n{d}")
+        table[row] = res
+        keys[row] = unique_name(dict.fromkeys(keys.values()), str(d))
     assert suite is not None
     for name, res in published_results(suite, paper=paper, setting=setting, from_csv=from_csv).items():
-        table[unique_name(table, f"{name}\n(published)")] = res
+        row = unique_name(table, f"{name}\n(published)")
+        table[row] = res
+        keys[row] = f"{name} (published)"
     if json_out:
-        print_json({m.split("\n")[0]: v for m, v in _as_json(table).items()})
+        # {run directory or 'NAME (published)': {model, tasks, groups, overall, ...}}
+        print_json({keys[m]: {"model": table[m].model, **v} for m, v in _as_json(table).items()})
     else:
         print_table(comparison_table(table, suite, title=f"{suite.title}: runs (×100, 95% CI)", extra_notes=notes))
 

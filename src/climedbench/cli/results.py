@@ -49,6 +49,7 @@ def leaderboard(
     from climedbench.report.marks import has_samples
     from climedbench.report.published import published_results
     from climedbench.report.tables import comparison_table, print_table
+    from climedbench.runcheck import checked_results
     from climedbench.rundir import RunDir
 
     s = load_suite(suite)
@@ -56,12 +57,14 @@ def leaderboard(
     notes: list[str] = []
     for d in runs or []:
         rd = RunDir(d)
-        res = rd.read_results()
+        if not has_samples(rd.samples_file):
+            # results.json without the samples behind it: its figures cannot be checked or re-computed.
+            res = rd.read_results().model_copy(update={"overall": None})
+            notes.append(f"{res.model} ({d}): no overall: {rd.samples_file} is missing or empty")
+        else:
+            res = checked_results(d)
         if res.suite != s.suite:
             raise DataError(f"{d}: a run of suite {res.suite!r}; this leaderboard is {s.suite!r} (pass --suite)")
-        if not has_samples(rd.samples_file):
-            res = res.model_copy(update={"overall": None})
-            notes.append(f"{res.model} ({d}): no overall: {rd.samples_file} is missing or empty")
         table[unique_name(table, res.model)] = res
     if not table:
         raise ConfigError("nothing to show: give --from-csv FILE, --paper, or run directories")

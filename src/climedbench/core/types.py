@@ -337,6 +337,9 @@ class Results(BaseModel):
     n_items: int | None = None
     cat: dict[str, Any] | None = None
     rescored: dict[str, str] | None = None
+    # {"samples_sha256", "results_sha256"}: what results.json was computed from, and its own content; a reader
+    # recomputes the figures from samples.jsonl when either differs (climedbench.runcheck).
+    integrity: dict[str, str] | None = None
 
     def figures(self) -> dict[str, Figure]:
         """Every figure keyed by task code, group key, or 'overall'."""

@@ -22,17 +22,22 @@ def matrix_from_runs(run_dirs: list[Path], out: Path) -> tuple[ResponseMatrix, d
     rows: dict[str, dict[str, float]] = {}
     scenario_of: dict[str, str] = {}
     options_of: dict[str, int] = {}
+    seen: dict[Path, Path] = {}
     for d in run_dirs:
+        if d.resolve() in seen:
+            raise DataError(f"{d}: the same run directory as {seen[d.resolve()]}; give each run once")
+        seen[d.resolve()] = d
         rd = RunDir(d)
         spec = rd.read_spec()
         this = suite_of_run(spec)
         if suite is not None and this.suite != suite.suite:
             raise DataError(f"{d}: a run of suite {this.suite!r}, the others are {suite.suite!r}")
         suite = this
+        # One examinee per run directory: the model's name, with the directory when another run has that name.
         name = spec.model_name if spec.model else d.name
-        n, examinee = 2, name
+        n, examinee = 2, name if name not in rows else f"{name} ({d})"
         while examinee in rows:
-            examinee, n = f"{name}#{n}", n + 1
+            examinee, n = f"{name} ({d}) #{n}", n + 1
         options_of.update({uid: len(i.options) for uid, i in items_of_run(spec, suite).items()})
         row: dict[str, float] = {}
         for s in iter_samples(rd.samples_file):

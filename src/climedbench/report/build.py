@@ -30,12 +30,11 @@ def languages_of(suite: Suite) -> list[str]:
 
 
 def results_of(run: Run) -> Results:
-    """results.json, or figures computed from the samples when the run has none yet (an interrupted run)."""
-    if run.results is not None:
-        return run.results
-    from climedbench.aggregate import build_results
+    """results.json when it still describes samples.jsonl, else figures computed from the samples (an interrupted
+    run, an edited or stale results.json: climedbench.runcheck)."""
+    from climedbench.runcheck import checked_results
 
-    return build_results(list(run.samples.values()), run.suite, run.model, planned=run.spec.items_by_task)
+    return checked_results(run.path, spec=run.spec, suite=run.suite, samples=run.samples.values())
 
 
 def build_page(paths: list[Path], *, analyses: Path | None = None,
@@ -76,6 +75,13 @@ def build_page(paths: list[Path], *, analyses: Path | None = None,
         if run.results is None:
             notes.append("results.json is missing (the run did not finish); its figures were computed from "
                          "samples.jsonl.")
+        else:
+            from climedbench.runcheck import mismatch
+            from climedbench.rundir import RunDir
+
+            problem = mismatch(RunDir(run.path), run.results)
+            if problem is not None:
+                notes.append(f"results.json {problem}; its figures were computed from samples.jsonl.")
         details.append(run_details(run, info, res if run.results is not None else None, notes))
     return ReportPage(title=f"{suite.title} report", suite=suite.suite, suite_title=suite.title,
                       language=languages[0], languages=languages,
