@@ -20,7 +20,7 @@ from tests.support.synthetic import short_items
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {"PYTHONPATH": str(ROOT / "src")}
-BUSY = 5  # RunDirBusy's exit code
+BUSY = 6  # climedbench.errors.RunDirBusy.exit_code
 
 
 def cli(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
