@@ -308,8 +308,8 @@ def list_cmd(
     for s in suites:
         table = Table(title=f"{s.title} ({s.suite} {s.version}, {s.source}): {len(s.tasks)} tasks",
                       title_justify="left")
-        for col in ("Task", "Name", "Groups", "Answer", "Metric", "Aggregation", "Official size"):
-            table.add_column(col, justify="right" if col == "Official size" else "left")
+        for col in ("Task", "Name", "Groups", "Answer", "Metric", "Aggregation", "Official size (items)"):
+            table.add_column(col, justify="right" if col.startswith("Official size") else "left")
         for t in s.tasks:
             table.add_row(t.code, t.name.text(s.language), " / ".join(s.name(g, "en") for g in t.groups), t.answer,
                           t.metric, t.aggregation, f"{t.official_size:,}" if t.official_size else "—")

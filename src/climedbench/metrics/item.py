@@ -237,12 +237,17 @@ def _alias_names(mention: str) -> set[str]:
 
 
 def set_counts(predicted: Sequence[str] | None, gold: Sequence[str], aliases: bool = False) -> tuple[int, int, int]:
-    """(true positives, false positives, false negatives) of predicted and gold mentions, normalised; with
-    `aliases`, a gold mention 'Name (Brand)' is found by either name (each gold mention counted once)."""
-    p = {normalize_mention(x) for x in predicted or [] if normalize_mention(x)}
+    """(true positives, false positives, false negatives) of predicted and gold mentions, normalised. Mentions are
+    counted as a multiset, every occurrence once, as seqeval and BLURB count entities: a sentence naming
+    'cancer' twice has two gold mentions. With `aliases` (a list of distinct names, e.g. medications), a gold
+    mention 'Name (Brand)' is found by either name (each gold name counted once)."""
+    from collections import Counter
+
     if not aliases:
-        g = {normalize_mention(x) for x in gold if normalize_mention(x)}
-        return len(p & g), len(p - g), len(g - p)
+        pc = Counter(n for x in predicted or [] if (n := normalize_mention(x)))
+        gc = Counter(n for x in gold if (n := normalize_mention(x)))
+        return sum((pc & gc).values()), sum((pc - gc).values()), sum((gc - pc).values())
+    p = {normalize_mention(x) for x in predicted or [] if normalize_mention(x)}
     golds = [_alias_names(x) for x in dict.fromkeys(gold) if _alias_names(x)]
     matched_pred: set[str] = set()
     tp = 0
@@ -264,9 +269,9 @@ def f1(tp: float, fp: float, fn_: float) -> float:
 class EntityF1(Metric):
     """Entity mentions: the item score is the item's F1; stats (tp, fp, fn) feed entity-level micro-F1.
 
-    Mentions are compared as sets of normalised strings (case, outer punctuation and the spaces tokenisation puts
-    around punctuation ignored); with `metric_options: {aliases: true}`, a gold 'Name (Brand)' is found by
-    either name (Treatment Recommendation's medications)."""
+    Mentions are compared as multisets of normalised strings (every occurrence counts, as in seqeval; case, outer
+    punctuation and the spaces tokenisation puts around punctuation ignored); with `metric_options: {aliases:
+    true}`, a gold 'Name (Brand)' is found by either name (Treatment Recommendation's medications)."""
 
     name, label = "entity_f1", "Entity F1"
 
