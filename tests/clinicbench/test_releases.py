@@ -255,3 +255,13 @@ def test_treatment_names_with_commas_are_one_medication(written, suite):
     got = get_extractor(task.extractor or "list")(response, item, task).answer
     assert got == gold
     assert EntityF1().score(item, got, task, None).score == 1.0  # type: ignore[arg-type]
+
+
+def test_a_brand_name_that_is_also_a_gold_of_its_own_is_found_once_each():
+    """Treatment-Recommendation.csv lists both 'Dextroamphetamine (Adderall)' and 'Adderall' for one disease: the
+    gold copied back finds both (the first used to take both predictions, leaving 'Adderall' unfound)."""
+    from climedbench.metrics.item import set_counts
+
+    gold = ["Modafinil (Provigil)", "Dextroamphetamine (Adderall)", "Adderall", "Methamphetamine"]
+    assert set_counts(gold, gold, aliases=True) == (4, 0, 0)
+    assert set_counts(["Adderall", "Dextroamphetamine", "Provigil", "Modafinil"], gold, aliases=True) == (3, 0, 1)

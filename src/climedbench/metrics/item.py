@@ -248,15 +248,26 @@ def set_counts(predicted: Sequence[str] | None, gold: Sequence[str], aliases: bo
         gc = Counter(n for x in gold if (n := normalize_mention(x)))
         return sum((pc & gc).values()), sum((pc - gc).values()), sum((gc - pc).values())
     p = {normalize_mention(x) for x in predicted or [] if normalize_mention(x)}
-    golds = [_alias_names(x) for x in dict.fromkeys(gold) if _alias_names(x)]
-    matched_pred: set[str] = set()
-    tp = 0
-    for names in golds:
-        hit = names & (p - matched_pred)
-        if hit:
-            tp += 1
-            matched_pred |= hit
-    return tp, len(p - matched_pred), len(golds) - tp
+    golds = [(normalize_mention(x), _alias_names(x)) for x in dict.fromkeys(gold) if _alias_names(x)]
+    fulls = {full for full, _ in golds}
+    free = set(p)
+    found = [False] * len(golds)
+    # A gold named in full first ('Dextroamphetamine (Adderall)' and 'Adderall' both gold: each finds its own), then
+    # by either name; a found drug's other name written too is not a false positive.
+    for k, (full, _) in enumerate(golds):
+        if full in free:
+            found[k] = True
+            free.discard(full)
+    for k, (_, names) in enumerate(golds):
+        hit = (names & free) - fulls
+        if not found[k] and hit:
+            found[k] = True
+            free -= hit
+    for k, (_, names) in enumerate(golds):
+        if found[k]:
+            free -= names - fulls
+    tp = sum(found)
+    return tp, len(free), len(golds) - tp
 
 
 def f1(tp: float, fp: float, fn_: float) -> float:
