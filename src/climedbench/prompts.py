@@ -164,6 +164,33 @@ def pick_shots(task: Task, dev_items: list[Item], k: int) -> list[Item]:
     return pool[:k]
 
 
+def draw_test_shots(task: Task, item: Item, pool: list[Item], k: int, seed: int) -> list[Item]:
+    """`--shot-source test`, as the ClinicBench authors drew examples: k test items of the task other than `item`,
+    at random (seeded by the run's seed, the task and the item, so a rerun asks the same). With the task's
+    `prompt.shot_balance: normal_abnormal` (radiology), k // 2 come from the items whose input mentions 'normal'
+    and the rest from those mentioning 'abnormal', as the authors' 3_shot_inference.py selects them (their
+    'normal' also matches 'abnormal'; an example is not drawn twice here)."""
+    import random
+
+    if k <= 0:
+        return []
+    others = [i for i in pool if i.task == task.code and i.uid != item.uid]
+    rng = random.Random(f"{seed}:{task.code}:{item.uid}")
+    if task.prompt.shot_balance != "normal_abnormal":
+        if len(others) < k:
+            raise ConfigError(f"--shots {k} --shot-source test: task {task.code} has only {len(others) + 1} test "
+                              "item(s)")
+        return rng.sample(others, k)
+    normal = [i for i in others if "normal" in i.input.lower()]
+    chosen = rng.sample(normal, min(k // 2, len(normal)))
+    abnormal = [i for i in others if "abnormal" in i.input.lower() and i not in chosen]
+    if len(chosen) < k // 2 or len(abnormal) < k - len(chosen):
+        raise ConfigError(f"--shots {k} --shot-source test: task {task.code} has too few test items whose findings "
+                          f"mention 'normal' ({len(normal)}) or 'abnormal' ({len(abnormal)}) for the authors' "
+                          "balanced draw")
+    return chosen + rng.sample(abnormal, k - len(chosen))
+
+
 def messages_hash(messages: list[Message]) -> str:
     """A stable hash of the exact messages (what the model saw)."""
     blob = json.dumps(messages, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
