@@ -183,6 +183,19 @@ class BleuCoco(Metric):
         return ItemScore(fn.coco_bleu_from_stats(stats), tuple(stats))
 
 
+class Meteor(Metric):
+    """METEOR as nltk computes it (see climedbench.metrics.meteor; WordNet from this machine, never downloaded),
+    on whitespace tokens against the reference; the task figure is the mean over items (pycocoevalcap's Java
+    METEOR reports a corpus-level score instead). Without WordNet it raises `WordNetMissing`."""
+
+    name, label = "meteor", "METEOR"
+
+    def score(self, item: Item, extracted: Any, task: Task, ctx: ScoreContext) -> ItemScore:
+        from climedbench.metrics.meteor import meteor
+
+        return ItemScore(meteor(str(extracted or ""), [item.reference]))
+
+
 class Similarity(Metric):
     """Cosine similarity of the response and the reference under the run's sentence embedder: `raw` (the
     paper's score), or `rescaled` against a baseline of unrelated text, as BERTScore rescales:
@@ -326,7 +339,8 @@ class MultiLabelF1(Metric):
         return ItemScore(f1(tp, fp, fn_), tuple(stats))
 
 
-for _m in (Accuracy(), KendallTau(), Rouge1(), RougeL(), RougeLCoco(), Bleu(), BleuCoco(), Similarity(), EntityF1(),
+for _m in (Accuracy(), KendallTau(), Rouge1(), RougeL(), RougeLCoco(), Bleu(), BleuCoco(), Meteor(), Similarity(),
+           EntityF1(),
            LabelF1(), MultiLabelF1()):
     _register(_m)
 
