@@ -265,3 +265,24 @@ def test_a_brand_name_that_is_also_a_gold_of_its_own_is_found_once_each():
     gold = ["Modafinil (Provigil)", "Dextroamphetamine (Adderall)", "Adderall", "Methamphetamine"]
     assert set_counts(gold, gold, aliases=True) == (4, 0, 0)
     assert set_counts(["Adderall", "Dextroamphetamine", "Provigil", "Modafinil"], gold, aliases=True) == (3, 0, 1)
+
+
+def test_hoc_sentence_records_with_multi_hot_labels_group_like_the_tsv(tmp_path, suite):
+    """The same sentences as JSON lines with ten 0/1 labels (LinkBERT's layout) give the same abstracts."""
+    d = tmp_path / "HoC"
+    d.mkdir()
+    with (RELEASES / "HoC" / "test.tsv").open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh, delimiter="\t"))
+    lines = []
+    for r in rows:
+        hot = [0] * 10
+        for pair in r["labels"].split(","):
+            k, v = pair.split("_")
+            hot[int(k)] = int(v)
+        lines.append(json.dumps({"id": r["index"], "sentence": r["sentence"], "label": hot}))
+    (d / "test.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
+    as_tsv = load_items(RELEASES / "HoC", suite)
+    as_json = load_items(tmp_path, suite)
+    assert as_json.problems == []
+    tsv_items = [(i.id, i.input, i.targets) for i in as_tsv.items if i.split == "test"]
+    assert [(i.id, i.input, i.targets) for i in as_json.items] == tsv_items

@@ -427,8 +427,11 @@ _SENTENCE_ID = re.compile(r"^(?P<doc>.+)_s\d+$")
 
 
 def _hoc_labels(raw: Any, task: Task) -> list[str]:
-    """Hallmark names from a list, a ';'/','-separated string, abbreviations (`label_aliases`), or BLURB pairs
-    ('name_1', '9_1': kept; '…_0': not)."""
+    """Hallmark names from a list, a ';'/','-separated string, abbreviations (`label_aliases`), BLURB pairs
+    ('name_1', '9_1': kept; '…_0': not), or a multi-hot list of ten 0/1 in BLURB's order."""
+    if isinstance(raw, list) and len(raw) == len(HOC_NUMBERED) and all(v in (0, 1) and not isinstance(v, bool)
+                                                                       for v in raw):
+        raw = [f"{k}_{v}" for k, v in enumerate(raw)]
     items = raw if isinstance(raw, list) else [p for p in re.split(r"\s*[;,]\s*", str(raw)) if p.strip()]
     labels: set[str] = set()
     for entry in items:
@@ -476,6 +479,8 @@ class HoCLoader(Loader):
             assert doc.data is not None
             doc.data["sentences"].append(str(data["sentence"]))
             raw = data.get("labels", data.get("label", ""))
+            if isinstance(raw, list) and len(raw) == len(HOC_NUMBERED) and all(v in (0, 1) for v in raw):
+                raw = [f"{k}_{v}" for k, v in enumerate(raw)]
             doc.data["labels"] += raw if isinstance(raw, list) else [str(raw)]
         for doc in docs.values():
             assert doc.data is not None
