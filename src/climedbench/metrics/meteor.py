@@ -42,7 +42,7 @@ def _dict_reader(folder: Path) -> Any:
     import nltk
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
-    class DictFolderReader(WordNetCorpusReader):  # type: ignore[misc]
+    class DictFolderReader(WordNetCorpusReader):
         """nltk's reader over a plain WordNet 3.0 dict folder."""
 
         def open(self, fileid: str) -> Any:
