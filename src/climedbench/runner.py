@@ -27,6 +27,7 @@ from climedbench.models.base import Backend, Completion, GenParams, Message, Req
 from climedbench.models.registry import ModelOptions, open_backend
 from climedbench.prompts import (
     PromptSettings,
+    ShotPool,
     Variant,
     build_messages,
     draw_test_shots,
@@ -129,7 +130,7 @@ class TaskPlan:
     settings: PromptSettings
     params: GenParams
     # --shot-source test: each item's shots drawn from these test items (the item itself excluded)
-    shot_pool: list[Item] | None = None
+    shot_pool: ShotPool | None = None
     seed: int = 0
 
     def request(self, index: int, item: Item) -> Request:
@@ -226,7 +227,7 @@ def plan_run(opts: RunOptions) -> Plan:
         v: Variant = "logprob" if opts.mc_mode == "logprob" and t.answer == "single" else variant
         settings = PromptSettings(variant=v, shots=opts.shots, item_prompts=opts.item_prompts)
         if opts.shot_source == "test" and opts.shots > 0:
-            pool = [i for i in report.items if i.task == t.code and i.split == "test"]
+            pool = ShotPool.of([i for i in report.items if i.task == t.code and i.split == "test"])
             task_plans[t.code] = TaskPlan(t, [], settings, params_for(t, v), shot_pool=pool, seed=opts.seed)
         else:
             task_plans[t.code] = TaskPlan(t, pick_shots(t, devs, opts.shots), settings, params_for(t, v))

@@ -65,4 +65,4 @@ def test_too_few_abnormal_findings_for_the_balanced_draw_is_a_clear_error(tmp_pa
                        "--limit", "0", "--shots", "2", "--shot-source", "test", "--model", "openai:fixed",
                        "--base-url", url, "--no-cache", "--quiet", "--out", str(tmp_path / "o"), check=False)
     assert proc.returncode != 0
-    assert "mention 'normal' (3) or 'abnormal' (0)" in proc.stderr
+    assert f"mention 'normal' ({len(NORMAL)}) or 'abnormal' (0)" in proc.stderr
