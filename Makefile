@@ -7,7 +7,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint bench lock clean browser
+.PHONY: demo test lint bench lock clean browser wordnet
 
 # Browser tests (HTML report, rater app) drive Debian's headless Chromium through Playwright's executable_path.
 # Installed from the Debian mirror when missing (as root, or with passwordless sudo).
@@ -19,6 +19,15 @@ browser:
 		{ $$SUDO apt-get update -q >/dev/null && $$SUDO apt-get install -y -q chromium chromium-driver >/dev/null; }; \
 	fi
 	@test -x $(CHROMIUM) || { echo "Chromium is missing: install Debian's chromium and chromium-driver"; exit 1; }
+
+# METEOR (ClinicBench radiology) reads WordNet 3.0 from Debian's wordnet-base; nothing is downloaded at run time.
+wordnet:
+	@if [ ! -f /usr/share/wordnet/data.noun ]; then \
+		SUDO=""; [ "$$(id -u)" = 0 ] || SUDO="sudo -n"; \
+		$$SUDO apt-get install -y -q wordnet-base >/dev/null 2>&1 || \
+		{ $$SUDO apt-get update -q >/dev/null && $$SUDO apt-get install -y -q wordnet-base >/dev/null; }; \
+	fi
+	@test -f /usr/share/wordnet/data.noun || { echo "WordNet is missing: install Debian's wordnet-base"; exit 1; }
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,7 +46,7 @@ $(VENV)/.dev-installed: requirements-dev.txt $(VENV)/.runtime-installed
 demo: $(VENV)/.runtime-installed
 	$(BIN)/climedbench run
 
-test: $(VENV)/.dev-installed browser
+test: $(VENV)/.dev-installed browser wordnet
 	$(BIN)/python -m pytest -q
 
 lint: $(VENV)/.dev-installed

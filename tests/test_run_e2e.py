@@ -142,7 +142,7 @@ def test_logprob_mode_and_cot_with_shots(tmp_path, model_path):
     (s,) = [json.loads(x) for x in (out2 / "samples.jsonl").read_text().splitlines()]
     assert s["variant"] == "cot" and [m["role"] for m in s["messages"]] == ["user", "assistant"] * 2 + ["user"]
     spec = json.loads((out2 / "run.json").read_text())
-    assert spec["prompt"] == {"variant": "cot", "shots": 2, "item_prompts": False}
+    assert spec["prompt"] == {"variant": "cot", "shots": 2, "item_prompts": False, "shot_source": "dev"}
     proc = cli("run", "--mc-mode", "logprob", "--cot", "--scenarios", "BKT", check=False)
     assert proc.returncode == 2 and "cannot be combined with --cot" in proc.stderr
 

@@ -200,13 +200,17 @@ _PREAMBLE = re.compile(r"(?:here (?:are|is)|recognized entities|i (?:have )?(?:f
                        r"the following)[^\n]*[:：]?\s*$", re.I)
 
 
-def _list_items(block: str) -> list[str]:
-    parts = re.split(r"\s*(?:\n|;|；|,(?!\d)|，|、)\s*", block)
+def _list_items(block: str, dedupe: bool = True) -> list[str]:
+    """The items of a written list. A comma with a space before it (' , ') is a tokenised comma inside a mention
+    (BLURB's IOB text), not a separator. With `dedupe` False a repeated mention is kept: entity F1 counts every
+    mention, as seqeval does."""
+    parts = re.split(r"\s*(?:\n|;|；|(?<!\s),(?!\d)|，|、)\s*", block)
     out: list[str] = []
     for p in parts:
         p = re.sub(r"^\s*(?:[-*•]|\d+[.)、])\s*", "", p)
         p = p.strip(" \t\"'“”‘’`[]<>.。*")
-        if p and not _NONE_ENTITY.match(p) and len(p) <= 120 and p.lower() not in (x.lower() for x in out):
+        if p and not _NONE_ENTITY.match(p) and len(p) <= 120 and \
+                (not dedupe or p.lower() not in (x.lower() for x in out)):
             out.append(p)
     return out
 
@@ -230,7 +234,7 @@ def extract_entities(response: str, source: str | None = None) -> Extraction:
 
     indexed = [p for p in indexed if not re.fullmatch(r"\s*<?\s*recogni[sz]ed entities\s*>?\s*", p, re.I)]
     if indexed:
-        found = keep([x for part in indexed for x in _list_items(part)])
+        found = keep([x for part in indexed for x in _list_items(part, dedupe=False)])
         if found:
             return Extraction(found, "entities_indexed")
         if all(_NONE_ENTITY.match(p.strip(" <>")) or not p.strip(" <>") for p in indexed):
@@ -243,7 +247,7 @@ def extract_entities(response: str, source: str | None = None) -> Extraction:
         return Extraction([], "entities_none")
     body = [ln for ln in region.strip().split("\n") if not _PREAMBLE.search(ln)]
     block = re.split(r"\n\s*\n", "\n".join(body).strip())[0] if body else ""
-    out = keep(_list_items(block))
+    out = keep(_list_items(block, dedupe=False))
     if not out:
         return Extraction(None, "no_entities")
     return Extraction(out, "entities_marker" if markers else "entities_list")
@@ -281,19 +285,63 @@ def extract_iob(response: str) -> Extraction:
             tokens, tags = [], []
     if not any_line:
         return Extraction(None, "no_iob_lines")
-    return Extraction(list(dict.fromkeys(found)), "iob")
+    return Extraction(found, "iob")  # every mention, repeats included: entity F1 counts them as seqeval does
 
 
 def _iob(response: str, item: Item, task: Task) -> Extraction:
     return extract_iob(response)
 
 
-def extract_list(response: str) -> Extraction:
-    """Items of a list answer (medications, tests): one per numbered/bulleted line or comma-separated, each cut
-    at its explanation (' - ', ': ', ' – ')."""
+def _literal_list(text: str) -> list[str] | None:
+    """A list written as a JSON or Python literal (["a, b", "c"] / ['a, b', 'c']), as the gold files write it."""
+    s = text.strip()
+    if not (s.startswith("[") and s.endswith("]")):
+        return None
+    import ast
+    import json
+
+    for parse in (json.loads, ast.literal_eval):
+        try:
+            value = parse(s)
+        except (ValueError, SyntaxError):
+            continue
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return [v.strip() for v in value if v.strip()]
+    return None
+
+
+def _rejoin(items: list[str], known: list[str]) -> list[str]:
+    """Pieces of a comma split joined back where together they are one of the `known` names ('Estrogens' +
+    'Conjugated (Usp) (Premarin)' = 'Estrogens, Conjugated (Usp) (Premarin)'): a name that contains commas is
+    one item, not two."""
+    names = {re.sub(r"\s+", " ", k).strip().lower() for k in known if "," in k}
+    if not names:
+        return items
+    out: list[str] = []
+    i = 0
+    while i < len(items):
+        for j in range(len(items), i + 1, -1):
+            if ", ".join(items[i:j]).lower() in names:
+                out.append(", ".join(items[i:j]))
+                i = j
+                break
+        else:
+            out.append(items[i])
+            i += 1
+    return out
+
+
+def extract_list(response: str, known: list[str] | None = None) -> Extraction:
+    """Items of a list answer (medications, tests): a JSON/Python list literal as the gold files write it; else one
+    per numbered/bulleted line, or per line of a list written one per line; a single line is split at commas and
+    semicolons. Each item is cut at its explanation (' - ', ': ', ' – '). Comma-split pieces that together are one
+    of the `known` names (the gold's) stay one item."""
     text = clean_response(response)
     if text is None:
         return Extraction(None, "unterminated_reasoning")
+    literal = _literal_list(text)
+    if literal is not None:
+        return Extraction(list(dict.fromkeys(literal)), "list_literal") if literal else Extraction(None, "no_list")
     markers = list(_ENTITY_MARKER.finditer(text))
     region = text[markers[-1].end():] if markers else text
     kept = [ln for ln in region.split("\n") if not _PREAMBLE.search(ln)]
@@ -304,16 +352,20 @@ def extract_list(response: str) -> Extraction:
     blocks = [b for b in re.split(r"\n\s*\n", "\n".join(kept)) if b.strip()]
     source = bulleted or ([ln for ln in blocks[0].split("\n") if ln.strip()] if blocks else [])
     items: list[str] = []
+    one_per_line = not bulleted and len(source) > 1
     for ln in source:
         ln = re.sub(r"^\s*(?:[-*•]|\d+[.)、])\s*", "", ln)
         ln = re.split(r"\s+[-–—]\s+|:\s+", ln, maxsplit=1)[0]
-        items += _list_items(ln) if not bulleted else [ln.strip(" *.。")]
+        if bulleted or (one_per_line and "," not in ln):
+            items.append(ln.strip(" *.。"))
+        else:
+            items += _rejoin(_list_items(ln), known or [])
     items = [x for x in dict.fromkeys(i for i in items if i and len(i) <= 80)]
     return Extraction(items, "list") if items else Extraction(None, "no_list")
 
 
 def _list(response: str, item: Item, task: Task) -> Extraction:
-    return extract_list(response)
+    return extract_list(response, item.targets)
 
 
 EXTRACTORS.add("iob_entities", _iob)

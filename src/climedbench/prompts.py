@@ -164,6 +164,64 @@ def pick_shots(task: Task, dev_items: list[Item], k: int) -> list[Item]:
     return pool[:k]
 
 
+@dataclass(frozen=True)
+class ShotPool:
+    """A task's test items for `--shot-source test`, with the radiology subsets computed once."""
+
+    items: list[Item]
+    normal: list[Item]
+    abnormal: list[Item]
+    ids: dict[int, frozenset[str]]  # id(list) -> the ids of its items
+
+    @classmethod
+    def of(cls, items: list[Item]) -> ShotPool:
+        normal = [i for i in items if "normal" in i.input.lower()]
+        abnormal = [i for i in items if "abnormal" in i.input.lower()]
+        return cls(items, normal, abnormal, {id(x): frozenset(i.id for i in x) for x in (items, normal, abnormal)})
+
+
+def draw_test_shots(task: Task, item: Item, pool: ShotPool, k: int, seed: int) -> list[Item]:
+    """`--shot-source test`, as the ClinicBench authors drew examples: k test items of the task other than `item`,
+    at random (seeded by the run's seed, the task and the item, so a rerun asks the same). With the task's
+    `prompt.shot_balance: normal_abnormal` (radiology), k // 2 come from the items whose input mentions 'normal'
+    and the rest from those mentioning 'abnormal', as the authors' 3_shot_inference.py selects them (their
+    'normal' also matches 'abnormal'; an example is not drawn twice here)."""
+    import random
+
+    if k <= 0:
+        return []
+    rng = random.Random(f"{seed}:{task.code}:{item.uid}")
+
+    def sample(cands: list[Item], n: int, taken: list[Item]) -> list[Item]:
+        # rejection sampling (ids are unique within a task's test split): no filtered copy of the pool per item
+        excluded = {item.id, *(t.id for t in taken)}
+        eligible = len(cands) - len(excluded & pool.ids[id(cands)])
+        out: list[Item] = []
+        if eligible < n:
+            return out
+        seen = set(excluded)
+        while len(out) < n:
+            c = cands[rng.randrange(len(cands))]
+            if c.id not in seen:
+                seen.add(c.id)
+                out.append(c)
+        return out
+
+    if task.prompt.shot_balance != "normal_abnormal":
+        chosen = sample(pool.items, k, [])
+        if len(chosen) < k:
+            raise ConfigError(f"--shots {k} --shot-source test: task {task.code} has only {len(pool.items)} test "
+                              "item(s)")
+        return chosen
+    first = sample(pool.normal, k // 2, [])
+    second = sample(pool.abnormal, k - len(first), first) if len(first) == k // 2 else []
+    if len(first) + len(second) < k:
+        raise ConfigError(f"--shots {k} --shot-source test: task {task.code} has too few test items whose findings "
+                          f"mention 'normal' ({len(pool.normal)}) or 'abnormal' ({len(pool.abnormal)}) for the "
+                          "authors' balanced draw")
+    return first + second
+
+
 def messages_hash(messages: list[Message]) -> str:
     """A stable hash of the exact messages (what the model saw)."""
     blob = json.dumps(messages, ensure_ascii=False, sort_keys=True, separators=(",", ":"))

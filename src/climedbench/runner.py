@@ -27,7 +27,15 @@ from climedbench.errors import BudgetExceeded, ConfigError, DataError
 from climedbench.limits import Budget, Prices, RateLimiter, estimate_prompt_tokens
 from climedbench.models.base import Backend, Completion, GenParams, Message, RequestFailed
 from climedbench.models.registry import ModelOptions, open_backend
-from climedbench.prompts import PromptSettings, Variant, build_messages, messages_hash, pick_shots
+from climedbench.prompts import (
+    PromptSettings,
+    ShotPool,
+    Variant,
+    build_messages,
+    draw_test_shots,
+    messages_hash,
+    pick_shots,
+)
 from climedbench.rundir import RunDir, SampleStore, Summary, write_json_atomic, write_jsonl_atomic
 from climedbench.scoring import Scorer
 
@@ -60,6 +68,7 @@ class RunOptions:
     limit: int | None = None
     seed: int = 0
     shots: int = 0
+    shot_source: Literal["dev", "test"] = "dev"  # test: drawn per item from the other test items (the paper's)
     cot: bool = False
     mc_mode: McMode = "generate"
     max_tokens: int | None = None
@@ -122,9 +131,15 @@ class TaskPlan:
     shots: list[Item]
     settings: PromptSettings
     params: GenParams
+    # --shot-source test: each item's shots drawn from these test items (the item itself excluded)
+    shot_pool: ShotPool | None = None
+    seed: int = 0
 
     def request(self, index: int, item: Item) -> Request:
-        return Request(index, item, self.task, self.shots, self.settings, self.params)
+        shots = self.shots
+        if self.shot_pool is not None:
+            shots = draw_test_shots(self.task, item, self.shot_pool, self.settings.shots, self.seed)
+        return Request(index, item, self.task, shots, self.settings, self.params)
 
 
 @dataclass
@@ -213,7 +228,11 @@ def plan_run(opts: RunOptions) -> Plan:
     for t in tasks:
         v: Variant = "logprob" if opts.mc_mode == "logprob" and t.answer == "single" else variant
         settings = PromptSettings(variant=v, shots=opts.shots, item_prompts=opts.item_prompts)
-        task_plans[t.code] = TaskPlan(t, pick_shots(t, devs, opts.shots), settings, params_for(t, v))
+        if opts.shot_source == "test" and opts.shots > 0:
+            pool = ShotPool.of([i for i in report.items if i.task == t.code and i.split == "test"])
+            task_plans[t.code] = TaskPlan(t, [], settings, params_for(t, v), shot_pool=pool, seed=opts.seed)
+        else:
+            task_plans[t.code] = TaskPlan(t, pick_shots(t, devs, opts.shots), settings, params_for(t, v))
     requests = [task_plans[item.task].request(index, item) for index, item in enumerate(items)]
     if requests:  # fail now, not mid-run, if a prompt cannot be built (e.g. logprob mode on an order item)
         for first in {r.task.code: r for r in reversed(requests)}.values():
@@ -241,7 +260,9 @@ def plan_run(opts: RunOptions) -> Plan:
         tasks=[t.code for t in tasks],
         limit=limit,
         seed=opts.seed,
-        prompt={"variant": variant, "shots": opts.shots, "item_prompts": opts.item_prompts},
+        # where the shots came from (dev, or drawn from the test file), recorded whenever there are shots
+        prompt={"variant": variant, "shots": opts.shots, "item_prompts": opts.item_prompts,
+                **({"shot_source": opts.shot_source} if opts.shots > 0 else {})},
         mc_mode=opts.mc_mode,
         generation=_generation(base, {t.code: params_for(t, variant).max_tokens for t in tasks}),
         model_spec=opts.model,

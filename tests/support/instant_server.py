@@ -12,6 +12,9 @@ counted per sha256 of its raw body, so a test can assert that no request was sen
     POST /stats/reset           zero every counter
     GET  /health                {"status": "ok"}
 
+With `replies` (a JSON file {sha256 of the last user message's text: reply}, see `user_digest`) a prompt found
+there gets its given reply, e.g. each item's gold answer.
+
 With `latency` (seconds) every chat completion is answered after that delay, and with `slots` at most that many
 are worked on at once (the others wait their turn, like a GPU server's batch slots): such a server serves at most
 slots / latency requests per second, so it, not the client, is the bottleneck of a throughput measurement.
@@ -165,6 +168,13 @@ def canonical_messages(messages: Any) -> bytes:
     return json.dumps(messages, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode()
 
 
+def user_digest(messages: Any) -> str:
+    """sha256 (hex) of the last user message's text: the key of a `--replies` file."""
+    last = next((m.get("content") for m in reversed(messages) if isinstance(m, dict) and m.get("role") == "user"),
+                "")
+    return hashlib.sha256(str(last).encode("utf-8")).hexdigest()
+
+
 def answer_letter(messages: Any, letters: str = "ABCD") -> str:
     """The letter the instant server answers for these messages."""
     digest = hashlib.sha256(canonical_messages(messages)).digest()
@@ -205,13 +215,16 @@ class InstantApp:
     """Routes and counters; `handle` maps one request to one response, synchronously."""
 
     def __init__(self, model: str = DEFAULT_MODEL, api_key: str | None = None, extra_text: str = "",
-                 letters: str = "ABCD", reply: str | None = None, latency: float = 0.0, slots: int = 0) -> None:
+                 letters: str = "ABCD", reply: str | None = None, latency: float = 0.0, slots: int = 0,
+                 replies: dict[str, str] | None = None) -> None:
         if not letters:
             raise ValueError("letters must not be empty")
         if latency < 0 or slots < 0:
             raise ValueError("latency and slots must not be negative")
         self.model, self.api_key, self.extra_text, self.letters = model, api_key, extra_text, letters
         self.reply = reply  # a fixed reply for every request, instead of "答案：X"
+        # {sha256 of the last user message's text: reply}: a given answer per prompt (e.g. each item's gold)
+        self.replies = replies or {}
         self.latency, self.slots = latency, slots
         self._slots: asyncio.Semaphore | None = None
         self.created = int(time.time())
@@ -312,7 +325,8 @@ class InstantApp:
         if not isinstance(stop, list) or not all(isinstance(s, str) for s in stop):
             return self._bad("'stop' must be a string or a list of strings")
 
-        tokens = (list(self.reply) if self.reply is not None
+        given = self.replies.get(user_digest(messages)) if self.replies else None
+        tokens = (list(given) if given is not None else list(self.reply) if self.reply is not None
                   else reply_tokens(messages, self.letters, self.extra_text, letter_first=want_lp))
         finish = "stop"
         if max_tokens is not None and len(tokens) > max_tokens:
@@ -447,7 +461,8 @@ async def start(app: InstantApp, host: str = "127.0.0.1", port: int = 0) -> asyn
 
 async def _serve(args: argparse.Namespace) -> None:
     app = InstantApp(model=args.model, api_key=args.api_key, extra_text=args.extra_text, letters=args.letters,
-                     reply=args.reply, latency=args.latency, slots=args.slots)
+                     reply=args.reply, latency=args.latency, slots=args.slots,
+                     replies=json.loads(Path(args.replies).read_text("utf-8")) if args.replies else None)
     server = await start(app, args.host, args.port)
     port = server.sockets[0].getsockname()[1]
     stop = asyncio.Event()
@@ -468,6 +483,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--extra-text", default="", help="appended to every reply after '答案：X'")
     ap.add_argument("--letters", default="ABCD", help="the answer alphabet (default ABCD)")
     ap.add_argument("--reply", default=None, help="reply this fixed text to every chat request")
+    ap.add_argument("--replies", default=None,
+                    help="a JSON file {sha256 of the last user message: reply}; other prompts get the usual reply")
     ap.add_argument("--latency", type=float, default=0.0, help="seconds before each chat completion is answered")
     ap.add_argument("--slots", type=int, default=0, help="chat completions worked on at once (0 = no limit)")
     args = ap.parse_args(argv)
@@ -515,8 +532,9 @@ def run_child(cmd: list[str], what: str, ready_path: str, timeout: float = 15.0)
 @contextmanager
 def instant_server(port: int = 0, api_key: str | None = None, model: str = DEFAULT_MODEL,
                    extra_text: str = "", letters: str = "ABCD", reply: str | None = None, latency: float = 0.0,
-                   slots: int = 0) -> Iterator[str]:
-    """Start the instant server in a child process, yield its base URL ('http://127.0.0.1:PORT/v1')."""
+                   slots: int = 0, replies: str | Path | None = None) -> Iterator[str]:
+    """Start the instant server in a child process, yield its base URL ('http://127.0.0.1:PORT/v1'); `replies`: a
+    JSON file {sha256 of the last user message (`user_digest`): reply}."""
     cmd = [sys.executable, "-m", "tests.support.instant_server", "--port", str(port), "--model", model,
            "--letters", letters, "--latency", repr(latency), "--slots", str(slots)]
     if api_key:
@@ -525,6 +543,8 @@ def instant_server(port: int = 0, api_key: str | None = None, model: str = DEFAU
         cmd.append(f"--extra-text={extra_text}")
     if reply is not None:
         cmd.append(f"--reply={reply}")
+    if replies is not None:
+        cmd += ["--replies", str(replies)]
     with run_child(cmd, "instant server", "/health") as url:
         yield url
 

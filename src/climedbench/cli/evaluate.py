@@ -7,7 +7,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 
@@ -77,7 +77,12 @@ def run(
     limit: Annotated[int | None, typer.Option(help="Items per task; 0 = all (default: 2 on the bundled "
                                                    "demo, all otherwise).")] = None,
     seed: Annotated[int, typer.Option(help="Seed for item sampling, generation and bootstrap.")] = 0,
-    shots: Annotated[int, typer.Option(help="Few-shot examples from the dev (else train) split.")] = 0,
+    shots: Annotated[int, typer.Option(help="Few-shot examples, from the split --shot-source names.")] = 0,
+    shot_source: Annotated[str, typer.Option(help="Where --shots come from: 'dev' (the dev, else train, split; "
+                                                  "the same examples for every item) or 'test' (drawn at random, "
+                                                  "seeded, from the other test items, as the ClinicBench authors "
+                                                  "did; radiology balances normal and abnormal findings).")
+                           ] = "dev",
     cot: Annotated[bool, typer.Option("--cot", help="Chain-of-thought prompts.")] = False,
     mc_mode: Annotated[str, typer.Option(help="Single-answer choice items: 'generate' (answer read from "
                                               "text, the papers' way) or 'logprob' (first-token letter "
@@ -159,6 +164,7 @@ def run(
                                    threads=threads, model_sha256=model_sha256,
                                    **model_endpoints(base_url, endpoints, deployment)),
         tasks=tasks_option(tasks, scenarios, datasets), limit=limit, seed=seed, shots=shots, cot=cot,
+        shot_source=_shot_source(shot_source),
         mc_mode=mc_mode,  # type: ignore[arg-type]
         max_tokens=max_tokens, temperature=temperature, out=out_dir, skip_invalid=skip_invalid,
         item_prompts=item_prompts, log_prompts=log_prompts, tokenizer=tokenizer, embedder=embedder,  # type: ignore[arg-type]
@@ -230,6 +236,12 @@ def _incomplete(failed: int, items: int, remedy: str, allow: bool) -> None:
               + ("" if allow else f" (exit {INCOMPLETE_EXIT}; --allow-incomplete exits 0)"), highlight=False)
     if not allow:
         raise typer.Exit(INCOMPLETE_EXIT)
+
+
+def _shot_source(value: str) -> Literal["dev", "test"]:
+    if value not in ("dev", "test"):
+        raise ConfigError(f"--shot-source {value!r}: use 'dev' or 'test'")
+    return value  # type: ignore[return-value]
 
 
 def _shard(value: str | None) -> tuple[int, int] | None:
@@ -340,8 +352,8 @@ def list_cmd(
     for s in suites:
         table = Table(title=f"{s.title} ({s.suite} {s.version}, {s.source}): {len(s.tasks)} tasks",
                       title_justify="left")
-        for col in ("Task", "Name", "Groups", "Answer", "Metric", "Aggregation", "Official size"):
-            table.add_column(col, justify="right" if col == "Official size" else "left")
+        for col in ("Task", "Name", "Groups", "Answer", "Metric", "Aggregation", "Official size (items)"):
+            table.add_column(col, justify="right" if col.startswith("Official size") else "left")
         for t in s.tasks:
             table.add_row(t.code, t.name.text(s.language), " / ".join(s.name(g, "en") for g in t.groups), t.answer,
                           t.metric, t.aggregation, f"{t.official_size:,}" if t.official_size else "—")

@@ -98,6 +98,10 @@ class PromptSpec(BaseModel):
     shots: Literal["turns", "inline"] = "turns"
     shot_template: str | None = None
     shot_separator: str = "\n\n"
+    # How `--shot-source test` draws a task's examples: None = at random; 'normal_abnormal' = half from the test
+    # items whose input mentions 'normal', the rest from those mentioning 'abnormal' (the ClinicBench authors'
+    # radiology draw, 3_shot_inference.py).
+    shot_balance: Literal["normal_abnormal"] | None = None
     # A regular expression (searched line by line) that a response written in the requested answer format
     # matches; counted per task as 'follows_format' (instruction following). None: not checked.
     format: str | None = None

@@ -31,11 +31,12 @@ DEMO_NAME = "bundled demo set"
 
 class RecordError(ValueError):
     """One field of one record is invalid; `names` are the keys the field was looked up under (a table
-    lacking every one of them as a column gets one error for the file)."""
+    lacking every one of them as a column gets one error for the file); `line` when the fault is on a line of its
+    own (e.g. one token of a sentence read from several lines), else the record's first line is reported."""
 
-    def __init__(self, field: str | None, reason: str, names: tuple[str, ...] = ()) -> None:
+    def __init__(self, field: str | None, reason: str, names: tuple[str, ...] = (), line: int | None = None) -> None:
         super().__init__(reason)
-        self.field, self.reason = field, reason
+        self.field, self.reason, self.line = field, reason, line
         self.names = names or ((field,) if field else ())
 
 
@@ -455,7 +456,7 @@ def load_items(path: str | Path | None, suite: Suite, tasks: list[str] | None = 
                         rec, task.code if task else None, e.reason, 1)
                     continue
                 rid = get(rec.data, "id", "item_id", "qid", "uid") or rec.id_hint
-                report.problems.append(Problem(file=rec.file, line=rec.line, field=e.field, reason=e.reason,
+                report.problems.append(Problem(file=rec.file, line=e.line or rec.line, field=e.field, reason=e.reason,
                                                task=task.code if task else None,
                                                id=str(rid) if rid is not None else None))
                 continue

@@ -192,6 +192,19 @@ class BleuCoco(Metric):
         return ItemScore(fn.coco_bleu_from_stats(stats), tuple(stats))
 
 
+class Meteor(Metric):
+    """METEOR as nltk computes it (see climedbench.metrics.meteor; WordNet from this machine, never downloaded),
+    on whitespace tokens against the reference; the task figure is the mean over items (pycocoevalcap's Java
+    METEOR reports a corpus-level score instead). Without WordNet it raises `WordNetMissing`."""
+
+    name, label = "meteor", "METEOR"
+
+    def score(self, item: Item, extracted: Any, task: Task, ctx: ScoreContext) -> ItemScore:
+        from climedbench.metrics.meteor import meteor
+
+        return ItemScore(meteor(str(extracted or ""), [item.reference]))
+
+
 class Similarity(Metric):
     """Cosine similarity of the response and the reference under the run's sentence embedder: `raw` (the
     paper's score), or `rescaled` against a baseline of unrelated text, as BERTScore rescales:
@@ -247,21 +260,37 @@ def _alias_names(mention: str) -> set[str]:
 
 
 def set_counts(predicted: Sequence[str] | None, gold: Sequence[str], aliases: bool = False) -> tuple[int, int, int]:
-    """(true positives, false positives, false negatives) of predicted and gold mentions, normalised; with
-    `aliases`, a gold mention 'Name (Brand)' is found by either name (each gold mention counted once)."""
-    p = {normalize_mention(x) for x in predicted or [] if normalize_mention(x)}
+    """(true positives, false positives, false negatives) of predicted and gold mentions, normalised. Mentions are
+    counted as a multiset, every occurrence once, as seqeval and BLURB count entities: a sentence naming
+    'cancer' twice has two gold mentions. With `aliases` (a list of distinct names, e.g. medications), a gold
+    mention 'Name (Brand)' is found by either name (each gold name counted once)."""
+    from collections import Counter
+
     if not aliases:
-        g = {normalize_mention(x) for x in gold if normalize_mention(x)}
-        return len(p & g), len(p - g), len(g - p)
-    golds = [_alias_names(x) for x in dict.fromkeys(gold) if _alias_names(x)]
-    matched_pred: set[str] = set()
-    tp = 0
-    for names in golds:
-        hit = names & (p - matched_pred)
-        if hit:
-            tp += 1
-            matched_pred |= hit
-    return tp, len(p - matched_pred), len(golds) - tp
+        pc = Counter(n for x in predicted or [] if (n := normalize_mention(x)))
+        gc = Counter(n for x in gold if (n := normalize_mention(x)))
+        return sum((pc & gc).values()), sum((pc - gc).values()), sum((gc - pc).values())
+    p = {normalize_mention(x) for x in predicted or [] if normalize_mention(x)}
+    golds = [(normalize_mention(x), _alias_names(x)) for x in dict.fromkeys(gold) if _alias_names(x)]
+    fulls = {full for full, _ in golds}
+    free = set(p)
+    found = [False] * len(golds)
+    # A gold named in full first ('Dextroamphetamine (Adderall)' and 'Adderall' both gold: each finds its own), then
+    # by either name; a found drug's other name written too is not a false positive.
+    for k, (full, _) in enumerate(golds):
+        if full in free:
+            found[k] = True
+            free.discard(full)
+    for k, (_, names) in enumerate(golds):
+        hit = (names & free) - fulls
+        if not found[k] and hit:
+            found[k] = True
+            free -= hit
+    for k, (_, names) in enumerate(golds):
+        if found[k]:
+            free -= names - fulls
+    tp = sum(found)
+    return tp, len(free), len(golds) - tp
 
 
 def f1(tp: float, fp: float, fn_: float) -> float:
@@ -274,9 +303,9 @@ def f1(tp: float, fp: float, fn_: float) -> float:
 class EntityF1(Metric):
     """Entity mentions: the item score is the item's F1; stats (tp, fp, fn) feed entity-level micro-F1.
 
-    Mentions are compared as sets of normalised strings (case, outer punctuation and the spaces tokenisation puts
-    around punctuation ignored); with `metric_options: {aliases: true}`, a gold 'Name (Brand)' is found by
-    either name (Treatment Recommendation's medications)."""
+    Mentions are compared as multisets of normalised strings (every occurrence counts, as in seqeval; case, outer
+    punctuation and the spaces tokenisation puts around punctuation ignored); with `metric_options: {aliases:
+    true}`, a gold 'Name (Brand)' is found by either name (Treatment Recommendation's medications)."""
 
     name, label = "entity_f1", "Entity F1"
     answers = frozenset({"entities", "keywords"})
@@ -323,7 +352,8 @@ class MultiLabelF1(Metric):
         return ItemScore(f1(tp, fp, fn_), tuple(stats))
 
 
-for _m in (Accuracy(), KendallTau(), Rouge1(), RougeL(), RougeLCoco(), Bleu(), BleuCoco(), Similarity(), EntityF1(),
+for _m in (Accuracy(), KendallTau(), Rouge1(), RougeL(), RougeLCoco(), Bleu(), BleuCoco(), Meteor(), Similarity(),
+           EntityF1(),
            LabelF1(), MultiLabelF1()):
     _register(_m)
 

@@ -87,8 +87,14 @@ class MedQALoader(Loader):
         if gold is None:
             raise RecordError("answer_idx", "missing")
         field = "answer_idx" if get(record, "answer_idx") is not None else "answer"
+        letter = choice_letter(gold, options, field)
+        text_answer = get(record, "answer")
+        if field == "answer_idx" and isinstance(text_answer, str) and len(text_answer.strip()) > 1 \
+                and " ".join(text_answer.split()) != " ".join(options[letter].split()):
+            raise RecordError("answer", f"{text_answer.strip()[:40]!r} is not the text of option {letter} "
+                                        f"(answer_idx), which is {options[letter][:40]!r}")
         return _item(task, ctx, record, {"question", "options", "answer_idx", "answer", "sent1", "choices"},
-                     input=question, options=options, answer=choice_letter(gold, options, field))
+                     input=question, options=options, answer=letter)
 
 
 class MedMCQALoader(Loader):
@@ -144,9 +150,12 @@ class MMLULoader(Loader):
         if rows and [c.strip().lower() for c in rows[0][:2]] == ["question", "subject"]:
             yield from read_records(path, shown)
             return
+        header = _mmlu_header(rows[0]) if rows else None
         for n, row in enumerate(rows, start=1):
-            if not row:
+            if not row or (header is not None and n == 1):
                 continue
+            if header is not None:  # a re-exported CSV with a header row (question, A, B, C, D, answer)
+                row = [row[k] if k < len(row) else "" for k in header]
             if len(row) != 6:
                 yield RawRecord(shown, n, None, f"expected 6 columns (question, A, B, C, D, answer), got {len(row)}")
                 continue
@@ -170,8 +179,58 @@ class MMLULoader(Loader):
                      options=options, answer=choice_letter(gold, options, "answer", index_base=0))
 
 
+def _mmlu_header(row: list[str]) -> list[int] | None:
+    """Column positions of question, A, B, C, D and answer when `row` is a header row (a CSV re-exported with
+    pandas or a spreadsheet, possibly with an index column first); None for the original header-less files."""
+    names = [c.strip().lower() for c in row]
+    question = next((names.index(n) for n in ("question", "input", "prompt") if n in names), None)
+    answer = next((names.index(n) for n in ("answer", "target", "label") if n in names), None)
+    letters = [names.index(n) if n in names else None for n in ("a", "b", "c", "d")]
+    if question is None or answer is None or None in letters:
+        return None
+    return [question, *letters, answer]  # type: ignore[list-item]
+
+
+def _label_map(path: Path) -> dict[str, str] | None:
+    """{PMID: label} when `path` is a PubMedQA answer file (test_ground_truth.json: an object of strings)."""
+    import json
+
+    if path.suffix.lower() != ".json":
+        return None
+    try:
+        top = json.loads(path.read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    if isinstance(top, dict) and top and all(isinstance(v, str) for v in top.values()):
+        return {str(k): v for k, v in top.items()}
+    return None
+
+
 class PubMedQALoader(Loader):
+    """ori_pqal.json (PMID → record). When an answer file (test_ground_truth.json, PMID → label) sits beside it,
+    its PMIDs are the official test split (500 of PQA-L's 1,000) and the other records are train (shots); without
+    one, every record is test. The answer file itself yields no items; its labels must agree with the records'."""
+
     name = "pubmedqa"
+
+    def read(self, path: Path, shown: str, task: Task | None) -> Iterator[RawRecord]:
+        if _label_map(path) is not None:
+            siblings = [p for p in sorted(path.parent.glob("*.json")) if p != path and _label_map(p) is None]
+            if not siblings:
+                yield RawRecord(shown, 1, None, "a PubMedQA answer file (PMID → label) without the records it labels: "
+                                                "put ori_pqal.json beside it")
+            return
+        answers: dict[str, str] = {}
+        for other in sorted(path.parent.glob("*.json")):
+            if other != path:
+                answers.update(_label_map(other) or {})
+        for rec in read_records(path, shown):
+            if answers and rec.data is not None and rec.id_hint is not None:
+                split = "test" if rec.id_hint in answers else "train"
+                rec.data = {**rec.data, "split": split}
+                if split == "test":
+                    rec.data["_answer_file_label"] = answers[rec.id_hint]
+            yield rec
 
     def build(self, record: dict[str, Any], task: Task, ctx: RecordContext) -> Item:
         question = required_text(record, "QUESTION", "QUESTION", "question")
@@ -182,8 +241,11 @@ class PubMedQALoader(Loader):
         gold = get(record, "final_decision", "answer")
         if gold is None:
             raise RecordError("final_decision", "missing")
+        listed = record.get("_answer_file_label")
+        if listed is not None and str(listed).strip().lower() != str(gold).strip().lower():
+            raise RecordError("final_decision", f"{gold!r}, but the answer file beside it says {listed!r}")
         return _item(task, ctx, record, {"QUESTION", "CONTEXTS", "final_decision", "question", "context",
-                                         "contexts", "answer"},
+                                         "contexts", "answer", "_answer_file_label"},
                      input=question, context=context, answer=label_of(gold, task, "final_decision"),
                      rationale=str(get(record, "LONG_ANSWER") or "") or None)
 
@@ -272,26 +334,26 @@ class IOBLoader(Loader):
             return
         tokens: list[str] = []
         tags: list[str] = []
-        start = 0
+        rows: list[int] = []
         index = 0
         with path.open(encoding="utf-8-sig") as fh:
             lines = fh.read().splitlines()
         for n, line in enumerate([*lines, ""], start=1):
             if not line.strip() or line.startswith("-DOCSTART-"):
                 if tokens:
-                    yield RawRecord(shown, start, {"tokens": tokens, "tags": tags, "index": index})
+                    yield RawRecord(shown, rows[0], {"tokens": tokens, "tags": tags, "index": index,
+                                                     "_lines": rows})
                     index += 1
-                tokens, tags = [], []
+                tokens, tags, rows = [], [], []
                 continue
             parts = line.split("\t") if "\t" in line else line.split()
             if len(parts) < 2:
                 yield RawRecord(shown, n, None, f"expected 'token<TAB>tag', got {line[:40]!r}")
-                tokens, tags = [], []
+                tokens, tags, rows = [], [], []
                 continue
-            if not tokens:
-                start = n
             tokens.append(parts[0])
             tags.append(parts[-1])
+            rows.append(n)
 
     def build(self, record: dict[str, Any], task: Task, ctx: RecordContext) -> Item:
         tokens = record.get("tokens")
@@ -302,9 +364,11 @@ class IOBLoader(Loader):
             raise RecordError("tags", f"expected one tag per token ({len(tokens)})")
         names = {0: "O", 1: "B", 2: "I"}
         str_tags = [names.get(t, "?") if isinstance(t, int) else str(t) for t in tags]
-        bad = [t for t in str_tags if not _TAG.match(t.strip())]
+        bad = [k for k, t in enumerate(str_tags) if not _TAG.match(t.strip())]
         if bad:
-            raise RecordError("tags", f"{bad[0]!r} is not a BIO tag (B, I, O, B-TYPE, I-TYPE)")
+            rows = record.get("_lines")
+            raise RecordError("tags", f"{str_tags[bad[0]]!r} is not a BIO tag (B, I, O, B-TYPE, I-TYPE)",
+                              line=rows[bad[0]] if isinstance(rows, list) and len(rows) == len(tags) else None)
         return Item(id=str(get(record, "id") or f"{Path(ctx.file).stem}:{ctx.line}"), task=task.code,
                     split=split_of(record, ctx),  # type: ignore[arg-type]
                     input=" ".join(str(t) for t in tokens), targets=spans([str(t) for t in tokens], str_tags),
@@ -318,6 +382,31 @@ class BlurbRELoader(Loader):
 
     name = "blurb_re"
 
+    def read(self, path: Path, shown: str, task: Task | None) -> Iterator[RawRecord]:
+        """With a header row (index/sentence/label, BLUE and BioBERT test files) as named columns; without one
+        (BLURB's DDI/GAD files: id<TAB>sentence<TAB>label; BioBERT's train files: sentence<TAB>label) by position.
+        A file is header-less unless its first line names a 'sentence' column."""
+        if path.suffix.lower() != ".tsv":
+            yield from read_records(path, shown)
+            return
+        with path.open(encoding="utf-8-sig", newline="") as fh:
+            first = fh.readline()
+        if "sentence" in [c.strip().lower() for c in first.rstrip("\r\n").split("\t")]:
+            yield from read_records(path, shown)
+            return
+        with path.open(encoding="utf-8-sig", newline="") as fh:
+            for n, line in enumerate(fh, start=1):
+                row = line.rstrip("\r\n").split("\t")
+                if not line.strip():
+                    continue
+                if len(row) == 3:
+                    yield RawRecord(shown, n, {"index": row[0], "sentence": row[1], "label": row[2]})
+                elif len(row) == 2:
+                    yield RawRecord(shown, n, {"sentence": row[0], "label": row[1]})
+                else:
+                    yield RawRecord(shown, n, None, f"expected 3 tab-separated fields (id, sentence, label) or 2 "
+                                                    f"(sentence, label), got {len(row)}")
+
     def build(self, record: dict[str, Any], task: Task, ctx: RecordContext) -> Item:
         sentence = required_text(record, "sentence", "sentence", "text")
         raw = get(record, "label", "answer")
@@ -329,29 +418,83 @@ class BlurbRELoader(Loader):
                      answer=label)
 
 
+# BLUE/BLURB number the hallmarks in this order ('3_1' = enabling replicative immortality); LinkBERT's utils_hoc.py.
+HOC_NUMBERED = ("activating invasion and metastasis", "avoiding immune destruction", "cellular energetics",
+                "enabling replicative immortality", "evading growth suppressors", "genomic instability and mutation",
+                "inducing angiogenesis", "resisting cell death", "sustaining proliferative signaling",
+                "tumor promoting inflammation")
+_SENTENCE_ID = re.compile(r"^(?P<doc>.+)_s\d+$")
+
+
+def _hoc_labels(raw: Any, task: Task) -> list[str]:
+    """Hallmark names from a list, a ';'/','-separated string, abbreviations (`label_aliases`), BLURB pairs
+    ('name_1', '9_1': kept; '…_0': not), or a multi-hot list of ten 0/1 in BLURB's order."""
+    if isinstance(raw, list) and len(raw) == len(HOC_NUMBERED) and all(v in (0, 1) and not isinstance(v, bool)
+                                                                       for v in raw):
+        raw = [f"{k}_{v}" for k, v in enumerate(raw)]
+    items = raw if isinstance(raw, list) else [p for p in re.split(r"\s*[;,]\s*", str(raw)) if p.strip()]
+    labels: set[str] = set()
+    for entry in items:
+        s = str(entry).strip()
+        m = re.fullmatch(r"(.+)_([01])", s)
+        if m:
+            if m.group(2) == "0":
+                continue
+            s = m.group(1)
+            if s.isdigit():
+                if int(s) >= len(HOC_NUMBERED):
+                    raise RecordError("labels", f"hallmark number {s} is out of range 0–{len(HOC_NUMBERED) - 1}")
+                s = HOC_NUMBERED[int(s)]
+        labels.add(_canonical_label(s, task, "labels"))
+    return sorted(labels)
+
+
 class HoCLoader(Loader):
-    """Documents with their hallmark labels: a list, a ';'/','-separated string, label abbreviations (the task's
-    `label_aliases`), or BLURB's 'name_0/name_1' pairs (those marked 1 kept)."""
+    """Documents with their hallmark labels (see `_hoc_labels`). BLURB's sentence-level files (labels, sentence,
+    index 'PMID_sN') are read at abstract level, as BLURB scores HoC: the sentences of one PMID joined in order,
+    their labels unioned; the item's line is its first sentence's. A row whose index has no '_sN' suffix is a
+    document of its own."""
 
     name = "hoc"
+
+    def read(self, path: Path, shown: str, task: Task | None) -> Iterator[RawRecord]:
+        docs: dict[str, RawRecord] = {}
+        for rec in read_records(path, shown):
+            data = rec.data
+            sid = str(get(data, "index", "id") or "") if data is not None else ""
+            m = _SENTENCE_ID.match(sid)
+            if data is None or m is None or get(data, "sentence") is None:
+                yield rec
+                continue
+            if task is not None:  # a bad label is reported on its own sentence's line
+                try:
+                    _hoc_labels(data.get("labels", data.get("label", "")), task)
+                except RecordError as e:
+                    yield RawRecord(rec.file, rec.line, None, f"field 'labels': {e.reason}")
+                    continue
+            doc = docs.get(m.group("doc"))
+            if doc is None:
+                doc = docs[m.group("doc")] = RawRecord(rec.file, rec.line, {"id": m.group("doc"), "sentences": [],
+                                                                            "labels": []})
+            assert doc.data is not None
+            doc.data["sentences"].append(str(data["sentence"]))
+            raw = data.get("labels", data.get("label", ""))
+            if isinstance(raw, list) and len(raw) == len(HOC_NUMBERED) and all(v in (0, 1) for v in raw):
+                raw = [f"{k}_{v}" for k, v in enumerate(raw)]
+            doc.data["labels"] += raw if isinstance(raw, list) else [str(raw)]
+        for doc in docs.values():
+            assert doc.data is not None
+            doc.data["text"] = " ".join(doc.data.pop("sentences"))
+            doc.data["labels"] = ",".join(doc.data["labels"])
+            yield doc
 
     def build(self, record: dict[str, Any], task: Task, ctx: RecordContext) -> Item:
         doc = required_text(record, "text", "text", "document", "abstract", "sentence")
         raw = record.get("labels", record.get("label"))
         if raw is None:
             raise RecordError("labels", "missing (an empty list is a document with no hallmark)")
-        items = raw if isinstance(raw, list) else [p for p in re.split(r"\s*[;,]\s*", str(raw)) if p.strip()]
-        labels: set[str] = set()
-        for entry in items:
-            s = str(entry).strip()
-            m = re.fullmatch(r"(.+)_([01])", s)
-            if m:
-                if m.group(2) == "0":
-                    continue
-                s = m.group(1)
-            labels.add(_canonical_label(s, task, "labels"))
         return _item(task, ctx, record, {"text", "document", "abstract", "sentence", "labels", "label"}, input=doc,
-                     targets=sorted(labels))
+                     targets=_hoc_labels(raw, task))
 
 
 def _canonical_label(value: str, task: Task, field: str) -> str:
