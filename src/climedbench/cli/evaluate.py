@@ -237,15 +237,26 @@ def validate(
     suite: Annotated[str | None, typer.Option(help=SUITE_HELP)] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
-    """Check items: per-task valid counts (test/dev/train) and, for each invalid record, file, line, field and
-    reason."""
+    """Check a suite and its items as `run` would, without calling a model: the suite's tasks, metrics and
+    prompt templates (rendered on one item per task; a choice task's prompt must show its options), then per-task
+    valid counts (test/dev/train) and, for each invalid record, file, line, field and reason."""
     from rich.table import Table
 
-    from climedbench.core.suite import load_suite
+    from climedbench.core.suite import bundled_name, load_suite
+    from climedbench.core.suite_check import check_prompts, check_tasks
     from climedbench.data.loaders import load_items
 
     s = load_suite(suite)
+    check_tasks(s)
     report = load_items(path, s)
+    check_prompts(s, s.tasks, report.items)
+    if bundled_name(suite) is None:  # a suite of one's own: each of its tasks must find data
+        counts_all = {i.task for i in report.items} | {p.task for p in report.problems if p.task}
+        empty = [t.code for t in s.tasks if t.code not in counts_all]
+        if empty:
+            raise ConfigError(f"{path or 'bundled demo set'}: no data for task(s) {', '.join(empty)} of {suite} "
+                              "(a file or folder named after the task code or one of its 'files:' names, or "
+                              "records with a 'task' field)")
     if json_out:
         print_json(report.as_json(s))
     else:
