@@ -16,11 +16,13 @@ from climedbench.cli.common import (
     SUITE_HELP,
     TASKS_HELP,
     WORKERS_HELP,
+    PlainProgress,
     app,
     err,
     executor_options,
     model_endpoints,
     print_json,
+    progress_every,
     tasks_option,
 )
 
@@ -308,6 +310,7 @@ def all_cmd(
         kinds=[k.strip() for k in kinds.split(",") if k.strip()],
         compare=list(compare_with or []), groups=_groups(group), ours=ours, other=other, quiet=quiet,
         executor=executor_options(executor, ray_address, workers),
+        progress=None if quiet else PlainProgress(progress_every()).tick,
     )
     index = asyncio.run(run_pipeline(opts, say=None if quiet else lambda m: err.print(f"[dim]{m}[/dim]")))
     for entry in index["analyses"]:

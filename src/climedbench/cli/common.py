@@ -153,9 +153,10 @@ class PlainProgress:
 
     def tick(self, done: int, total: int, code: str) -> None:
         now = self._clock()
-        if total and done < total and now - self.last < self.every:
+        if done == 0:  # a (new) run starts: its own clock
+            self.start = self.last = now
             return
-        if done == 0 and total:
+        if total and done < total and now - self.last < self.every:
             return
         self.last = now
         elapsed = now - self.start

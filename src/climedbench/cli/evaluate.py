@@ -176,6 +176,9 @@ def run(
             import asyncio  # on use: importing it costs ~25 ms of every --help
 
             rundir, results, stats = asyncio.run(run_plan(plan, progress=tick, executor=runner))
+    except KeyboardInterrupt:
+        interrupted(plan.out_path, cached=not opts.no_cache)
+        raise typer.Exit(130) from None
     finally:
         runner.close()
     wall = time.perf_counter() - start
@@ -198,6 +201,33 @@ def run(
                   "  The other benchmark: climedbench run --suite "
                   + ("clinicbench" if plan.suite.suite == "climedbench" else "climedbench") + "\n"
                   "  More:                climedbench run --help")
+
+
+def interrupted(out_path: Path | None, cached: bool = True) -> None:
+    """After Ctrl-C: what is saved, and the exact command that resumes (with --out added when it was not given)."""
+    import shlex
+
+    from climedbench.cli import common
+
+    args = list(sys.argv[1:])
+    has_out = any(a == "--out" or a.startswith("--out=") for a in args)
+    if out_path is not None and not has_out:
+        args += ["--out", str(out_path)]
+    command = shlex.join(["climedbench", *args])
+    if out_path is None:
+        err.print(f"interrupted before any answer was saved; to start again:\n  {command}", highlight=False,
+                  markup=False)
+    else:
+        samples = out_path / "samples.jsonl"
+        try:
+            with samples.open("rb") as fh:
+                n = sum(1 for line in fh if line.strip())
+        except OSError:
+            n = 0
+        also = " (and in the response cache)" if cached else ""
+        err.print(f"interrupted: {n} finished item(s) are saved in {samples}{also}; resume with:\n  {command}",
+                  highlight=False, markup=False)
+    common.INTERRUPT_REPORTED = True
 
 
 def _shard(value: str | None) -> tuple[int, int] | None:
