@@ -214,3 +214,10 @@ def print_json(data: Any) -> None:
     if isinstance(data, BaseModel):
         data = data.model_dump(mode="json", exclude_none=True)
     print(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def positive(value: float | None) -> float | None:
+    """An option callback: the value (when given) must be > 0 (typer's min= allows the bound itself)."""
+    if value is not None and not value > 0:
+        raise typer.BadParameter("Input should be greater than 0")
+    return value

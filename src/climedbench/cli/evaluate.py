@@ -25,6 +25,7 @@ from climedbench.cli.common import (
     executor_options,
     model_endpoints,
     out,
+    positive,
     print_json,
     progress_bar,
     tasks_option,
@@ -70,18 +71,18 @@ def run(
     deployment: Annotated[str | None, typer.Option(help=DEPLOYMENT_HELP)] = None,
     api_key_env: Annotated[str, typer.Option(help="Environment variable holding the API key "
                                                   "(keys are never taken on the command line).")] = "OPENAI_API_KEY",
-    limit: Annotated[int | None, typer.Option(help="Items per task; 0 = all (default: 2 on the bundled "
+    limit: Annotated[int | None, typer.Option(min=0, help="Items per task; 0 = all (default: 2 on the bundled "
                                                    "demo, all otherwise).")] = None,
     seed: Annotated[int, typer.Option(help="Seed for item sampling, generation and bootstrap.")] = 0,
-    shots: Annotated[int, typer.Option(help="Few-shot examples from the dev (else train) split.")] = 0,
+    shots: Annotated[int, typer.Option(min=0, help="Few-shot examples from the dev (else train) split.")] = 0,
     cot: Annotated[bool, typer.Option("--cot", help="Chain-of-thought prompts.")] = False,
     mc_mode: Annotated[str, typer.Option(help="Single-answer choice items: 'generate' (answer read from "
                                               "text, the papers' way) or 'logprob' (first-token letter "
                                               "log-probabilities).")] = "generate",
-    max_tokens: Annotated[int | None, typer.Option(help="Maximum completion tokens (default: 128 for the "
+    max_tokens: Annotated[int | None, typer.Option(min=1, help="Maximum completion tokens (default: 128 for the "
                                                         "quick demo, else the task's own or 512; 1024 with "
                                                         "--cot).")] = None,
-    temperature: Annotated[float, typer.Option(help="Sampling temperature (0 = greedy).")] = 0.0,
+    temperature: Annotated[float, typer.Option(min=0.0, help="Sampling temperature (0 = greedy).")] = 0.0,
     out_dir: Annotated[str | None, typer.Option("--out", help="Run directory (default: runs/TIME-MODEL). "
                                                               "Re-use it to resume an interrupted run.")] = None,
     skip_invalid: Annotated[bool, typer.Option("--skip-invalid", help="Run the valid items and list the "
@@ -100,28 +101,30 @@ def run(
                                                                       "as instruction when it has one.")] = False,
     log_prompts: Annotated[bool, typer.Option("--log-prompts", help="Store the full messages in "
                                                                     "samples.jsonl.")] = False,
-    ctx: Annotated[int, typer.Option(help="Context size for in-process models.")] = 8192,
-    threads: Annotated[int | None, typer.Option(help="CPU threads for in-process models "
+    ctx: Annotated[int, typer.Option(min=512, help="Context size for in-process models.")] = 8192,
+    threads: Annotated[int | None, typer.Option(min=1, help="CPU threads for in-process models "
                                                      "(default: cores − 1).")] = None,
     model_sha256: Annotated[str | None, typer.Option(help="Refuse a gguf:PATH whose SHA-256 differs.")] = None,
-    timeout: Annotated[float, typer.Option(help="Seconds per HTTP request.")] = 120.0,
-    max_retries: Annotated[int, typer.Option(help="Retries of a failed HTTP request.")] = 5,
-    max_concurrency: Annotated[int, typer.Option(help="HTTP requests in flight at once.")] = 8,
+    timeout: Annotated[float, typer.Option(callback=positive, help="Seconds per HTTP request.")] = 120.0,
+    max_retries: Annotated[int, typer.Option(min=0, help="Retries of a failed HTTP request.")] = 5,
+    max_concurrency: Annotated[int, typer.Option(min=1, help="HTTP requests in flight at once.")] = 8,
     cache: Annotated[str | None, typer.Option(help="Response cache file (default: $CLIMEDBENCH_CACHE or the "
                                                    "user cache folder).")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the response cache.")] = False,
-    rpm: Annotated[float | None, typer.Option(help="At most this many requests per minute.")] = None,
-    tpm: Annotated[float | None, typer.Option(help="At most this many tokens per minute (prompt estimated "
+    rpm: Annotated[float | None, typer.Option(callback=positive, help="At most this many requests per minute.")] = None,
+    tpm: Annotated[float | None, typer.Option(
+        callback=positive, help="At most this many tokens per minute (prompt estimated "
                                                    "as one token per character, then corrected).")] = None,
-    price_in: Annotated[float, typer.Option(help="USD per million prompt tokens (for the cost in "
+    price_in: Annotated[float, typer.Option(min=0.0, help="USD per million prompt tokens (for the cost in "
                                                  "results.json).")] = 0.0,
-    price_out: Annotated[float, typer.Option(help="USD per million completion tokens.")] = 0.0,
-    max_cost: Annotated[float | None, typer.Option(help="Stop cleanly before the spend could exceed this "
+    price_out: Annotated[float, typer.Option(min=0.0, help="USD per million completion tokens.")] = 0.0,
+    max_cost: Annotated[float | None, typer.Option(
+        callback=positive, help="Stop cleanly before the spend could exceed this "
                                                         "many USD (needs --price-in/--price-out).")] = None,
     executor: Annotated[str, typer.Option(help=EXECUTOR_HELP)] = "local",
     ray_address: Annotated[str | None, typer.Option(help=RAY_ADDRESS_HELP)] = None,
-    workers: Annotated[int, typer.Option(help=WORKERS_HELP)] = 2,
-    shard_size: Annotated[int | None, typer.Option(help="Items handed to a Ray worker at a time (default: from "
+    workers: Annotated[int, typer.Option(min=1, help=WORKERS_HELP)] = 2,
+    shard_size: Annotated[int | None, typer.Option(min=1, help="Items handed to a Ray worker at a time (default: from "
                                                         "the plan size, at most 256).")] = None,
     shard: Annotated[str | None, typer.Option(help="I/N: run only the I-th of N equal, contiguous parts of the "
                                                    "plan (e.g. one per machine); `climedbench merge` joins "
