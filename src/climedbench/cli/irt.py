@@ -167,10 +167,12 @@ def matrix_cmd(
     from climedbench.irt.from_runs import matrix_from_runs
 
     try:
-        matrix, thresholds, item_map = matrix_from_runs(runs, out)
+        matrix, thresholds, item_map, left_out = matrix_from_runs(runs, out)
     except ClimedError as exc:
         raise _fail(exc) from None
     typer.echo(f"{matrix.n_examinees} examinees × {matrix.n_items} items ({matrix.n_responses} responses) → {out}")
+    for code, why in left_out.items():
+        typer.echo(f"scenario {code} left out of the matrix: {why}", err=True)
     graded = {k: v for k, v in thresholds.items() if v != 0.5}
     if graded:
         typer.echo("thresholds (rescaled to [0, 1]): " + ", ".join(f"{k} {v:.3g}" for k, v in graded.items()))

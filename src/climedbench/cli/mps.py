@@ -15,6 +15,7 @@ from climedbench.cli.common import (
     WORKERS_HELP,
     app,
     csv_list,
+    err,
     executor_options,
     out,
     progress_bar,
@@ -71,3 +72,5 @@ def mps(
               f"{result.failed} missing) in {result.seconds:.0f}s; {result.cache_hits} answers from the cache\n"
               f"  {out_dir / 'matrix.csv'}\n  {out_dir / 'items.csv'}\n  {out_dir / 'transcripts.jsonl'}",
               highlight=False)
+    for code, why in result.left_out.items():
+        err.print(f"scenario {code} left out of the matrix: {why}", highlight=False)
