@@ -180,13 +180,25 @@ def test_a_suite_without_tasks_is_one_line(tmp_path, url):
     untouched(url)
 
 
-def test_validate_names_a_task_of_ones_suite_without_data(tmp_path):
+def test_validate_and_run_name_a_task_of_ones_suite_without_data(tmp_path, url):
     data = tmp_path / "data"
     data.mkdir()
     for name in ("ward-mcq.jsonl", "discharge-safe.jsonl"):
         (data / name).write_bytes((HOSPITAL / "data" / name).read_bytes())
-    proc = cli("validate", "--suite", str(HOSPITAL / "suite.yaml"), str(data))
-    one_line(proc, 2, "no data for task(s) plain-summary")
+    proc = run_cli("validate", "--suite", str(HOSPITAL / "suite.yaml"), str(data))
+    assert "note: no data for task(s) plain-summary in" in proc.stderr
+    run = run_cli("run", "--suite", str(HOSPITAL / "suite.yaml"), "--data", str(data), "--model",
+                  "openai:instant-test", "--base-url", url, "--out", str(tmp_path / "run"), "--no-cache", "--quiet")
+    assert "note: no test items for task(s) plain-summary in" in run.stderr
+    # Only a dev split: run refuses it, and so does validate (one line each, no request).
+    dev = tmp_path / "dev-only"
+    dev.mkdir()
+    (dev / "ward-mcq.dev.jsonl").write_bytes((HOSPITAL / "data" / "ward-mcq.jsonl").read_bytes())
+    one_line(cli("validate", "--suite", str(HOSPITAL / "suite.yaml"), str(dev)), 2, "no test items for any task")
+    reset_stats(url)
+    one_line(cli("run", "--suite", str(HOSPITAL / "suite.yaml"), "--data", str(dev), "--model", "openai:instant-test",
+                 "--base-url", url, "--out", str(tmp_path / "run2"), "--no-cache"), 2, "no valid test items")
+    untouched(url)
 
 
 def test_a_choice_task_without_a_template_shows_its_options(tmp_path, url):

@@ -79,17 +79,17 @@ def main() -> None:
             err.print("interrupted; what was finished is saved — re-run the same command to resume")
         raise
     except BaseException as raised:  # every failure ends as one line (or a traceback with --debug)
-        e = root_cause(raised)
+        cause = root_cause(raised)
         if DEBUG:
             traceback.print_exception(raised)
-        if isinstance(e, ClimedError):
-            err.print(f"[red]error:[/red] {escape(redact(str(e)))}", highlight=False)  # messages may hold [brackets]
-            sys.exit(e.exit_code)
-        if isinstance(e, KeyboardInterrupt):
+        if isinstance(cause, ClimedError):
+            err.print(f"[red]error:[/red] {escape(redact(str(cause)))}", highlight=False)  # may hold [brackets]
+            sys.exit(cause.exit_code)
+        if isinstance(cause, KeyboardInterrupt):
             err.print("interrupted; what was finished is saved — re-run the same command to resume")
             sys.exit(130)
         # An unexpected failure: one line, the traceback only with --debug.
-        err.print(f"[red]internal error:[/red] {type(e).__name__}: {escape(redact(str(e)))} "
+        err.print(f"[red]internal error:[/red] {type(cause).__name__}: {escape(redact(str(cause)))} "
                   "(re-run with --debug for the traceback)", highlight=False)
         sys.exit(1)
 

@@ -30,7 +30,7 @@ from climedbench.cli.common import (
     progress_bar,
     tasks_option,
 )
-from climedbench.errors import ConfigError
+from climedbench.errors import ConfigError, DataError
 
 
 @app.command(epilog="""
@@ -167,6 +167,10 @@ def run(
         err.print(f"[yellow]skipping {len(plan.report.problems)} invalid record(s) (--skip-invalid); "
                   "they are listed in skipped.jsonl[/yellow]")
     n_tasks = len({r.task.code for r in plan.requests})
+    idle = [code for code in plan.spec.tasks if code not in {r.task.code for r in plan.requests}]
+    if idle and not opts.shard:
+        err.print(f"note: no test items for task(s) {', '.join(idle)} in {plan.spec.data}; they are left out",
+                  highlight=False, markup=False)
     part = f" (shard {opts.shard[0]}/{opts.shard[1]})" if opts.shard else ""
     where = f"; {exec_opts.workers} Ray workers" if exec_opts.kind == "ray" else ""
     err.print(f"climedbench {__version__}: {plan.suite.title}, {len(plan.requests)} items{part} in {n_tasks} tasks "
@@ -283,13 +287,16 @@ def validate(
     check_tasks(s)
     report = load_items(path, s)
     check_prompts(s, s.tasks, report.items)
-    if bundled_name(suite) is None:  # a suite of one's own: each of its tasks must find data
-        counts_all = {i.task for i in report.items} | {p.task for p in report.problems if p.task}
-        empty = [t.code for t in s.tasks if t.code not in counts_all]
-        if empty:
-            raise ConfigError(f"{path or 'bundled demo set'}: no data for task(s) {', '.join(empty)} of {suite} "
-                              "(a file or folder named after the task code or one of its 'files:' names, or "
-                              "records with a 'task' field)")
+    where = path or "bundled demo set"
+    if not report.problems and not any(i.split == "test" for i in report.items):
+        raise DataError(f"{where}: no test items for any task of {s.title} (only dev/train files?), so "
+                        "`climedbench run` would refuse it; add the test split (files not named dev/train)")
+    found = {i.task for i in report.items} | {p.task for p in report.problems if p.task}
+    empty = [t.code for t in s.tasks if t.code not in found]
+    if empty and bundled_name(suite) is None:  # a suite of one's own: say which of its tasks found no data
+        err.print(f"note: no data for task(s) {', '.join(empty)} in {where} (a file or folder named after the task "
+                  "code or one of its 'files:' names, or records with a 'task' field); `run` leaves them out",
+                  highlight=False, markup=False)
     if json_out:
         print_json(report.as_json(s))
     else:

@@ -55,9 +55,9 @@ def check_prompts(suite: Suite, tasks: Iterable[Task], items: list[Item]) -> Non
     for item in sorted(items, key=lambda i: i.split != "test"):
         first.setdefault(item.task, item)
     for t in tasks:
-        item = first.get(t.code)
-        if item is None:
+        if t.code not in first:
             continue
+        item = first[t.code]
         where = f"{_where(suite)}: task {t.code} (item {item.id})"
         try:
             messages = build_messages(t, item, [], PromptSettings(), suite)
