@@ -282,8 +282,8 @@ def all_cmd(
                                                         "`climedbench run`; CoT runs get the CoT default).")] = None,
     seed: Annotated[int, typer.Option(help="Seed of item sampling, perturbations and bootstrap.")] = 0,
     cot_shots: Annotated[int, typer.Option(
-        min=0, help="Few-shot examples (dev split) in the CoT run, each with its worked "
-                                                "explanation; the vanilla run stays zero-shot.")] = 0,
+        min=0, help="Few-shot examples (dev split) in the CoT run, each with its worked explanation; the vanilla "
+                    "run stays zero-shot.")] = 0,
     rate: Annotated[float, typer.Option(help="Share of eligible Han characters to perturb.")] = 0.12,
     kinds: Annotated[str, typer.Option(help="Perturbations to run (comma-separated).")] =
     "glyph,homophone,traditional,symbol",

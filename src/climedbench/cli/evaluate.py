@@ -113,14 +113,14 @@ def run(
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the response cache.")] = False,
     rpm: Annotated[float | None, typer.Option(callback=positive, help="At most this many requests per minute.")] = None,
     tpm: Annotated[float | None, typer.Option(
-        callback=positive, help="At most this many tokens per minute (prompt estimated "
-                                                   "as one token per character, then corrected).")] = None,
+        callback=positive, help="At most this many tokens per minute (prompt estimated as one token per "
+                                "character, then corrected).")] = None,
     price_in: Annotated[float, typer.Option(min=0.0, help="USD per million prompt tokens (for the cost in "
                                                  "results.json).")] = 0.0,
     price_out: Annotated[float, typer.Option(min=0.0, help="USD per million completion tokens.")] = 0.0,
     max_cost: Annotated[float | None, typer.Option(
-        callback=positive, help="Stop cleanly before the spend could exceed this "
-                                                        "many USD (needs --price-in/--price-out).")] = None,
+        callback=positive, help="Stop cleanly before the spend could exceed this many USD (needs "
+                                "--price-in/--price-out).")] = None,
     executor: Annotated[str, typer.Option(help=EXECUTOR_HELP)] = "local",
     ray_address: Annotated[str | None, typer.Option(help=RAY_ADDRESS_HELP)] = None,
     workers: Annotated[int, typer.Option(min=1, help=WORKERS_HELP)] = 2,
@@ -129,7 +129,8 @@ def run(
     shard: Annotated[str | None, typer.Option(help="I/N: run only the I-th of N equal, contiguous parts of the "
                                                    "plan (e.g. one per machine); `climedbench merge` joins "
                                                    "them.")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar (nor the plain progress lines written "
+                                                        "when stderr is not a terminal).")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print results.json instead of the table.")] = False,
 ) -> None:
     """Evaluate a model on a suite's tasks and print the leaderboard table."""

@@ -51,7 +51,8 @@ def mps(
     executor: Annotated[str, typer.Option(help=EXECUTOR_HELP)] = "local",
     ray_address: Annotated[str | None, typer.Option(help=RAY_ADDRESS_HELP)] = None,
     workers: Annotated[int, typer.Option(min=1, help=WORKERS_HELP)] = 2,
-    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar (nor the plain progress lines written "
+                                                        "when stderr is not a terminal).")] = False,
 ) -> None:
     """Multi-agent participant synthesis: generation → debate → reflection over ordered model pairs and roles."""
     from climedbench.models.registry import ModelOptions
