@@ -317,3 +317,13 @@ def test_ctrl_c_says_what_is_saved_and_how_to_resume(tmp_path, slow):
                            text=True, cwd=tmp_path, timeout=600)
     assert again.returncode == 0, again.stderr
     assert f"200 items ({saved} resumed from" in again.stderr
+
+
+def test_analyze_all_prints_progress_lines(tmp_path, url):
+    proc = run_cli("analyze", "all", "--model", "openai:instant-test", "--base-url", url, "--limit", "1", "--kinds",
+                   "glyph", "--out", str(tmp_path / "all"), env={"CLIMEDBENCH_PROGRESS_EVERY": "0.01"})
+    runs = re.findall(r"^run (\w+): (\d+) task\(s\)$", proc.stderr, re.M)
+    finished = re.findall(r"^items: (\d+)/(\d+) \(100%\), elapsed", proc.stderr, re.M)
+    assert [name for name, _ in runs] == ["vanilla", "cot", "glyph", "nota"], proc.stderr
+    # --limit 1: one item per task, so each run's last line counts its tasks.
+    assert [(n, n) for _, n in runs] == finished
