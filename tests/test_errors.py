@@ -327,3 +327,17 @@ def test_analyze_all_prints_progress_lines(tmp_path, url):
     assert [name for name, _ in runs] == ["vanilla", "cot", "glyph", "nota"], proc.stderr
     # --limit 1: one item per task, so each run's last line counts its tasks.
     assert [(n, n) for _, n in runs] == finished
+
+
+def test_other_outputs_are_checked_before_the_work(tmp_path, url):
+    (tmp_path / "a-file").write_text("x")
+    a_file = str(tmp_path / "a-file")
+    proc = cli("analyze", "all", "--model", "openai:instant-test", "--base-url", url, "--out", a_file)
+    one_line(proc, 2, f"--out {a_file}: is a file")
+    proc = cli("mps", "--models", f"openai:a@{url},openai:b@{url}", "--out", a_file)
+    one_line(proc, 2, f"--out {a_file}: is a file")
+    untouched(url)
+    matrix = tmp_path / "m.csv"
+    matrix.write_text("examinee,i1,i2\ne1,1,0\ne2,0,1\n")
+    proc = cli("irt", "fit", str(matrix), "--out", f"{a_file}/bank.json")
+    one_line(proc, 2, f"{a_file} is a file")

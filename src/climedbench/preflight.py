@@ -16,8 +16,7 @@ def check_writable_dir(path: str | Path, option: str = "--out") -> None:
     naming the option and what to do."""
     p = Path(path).expanduser()
     if p.exists() and not p.is_dir():
-        raise ConfigError(f"{option} {path}: is a file, not a folder; give a new folder (or a run directory to "
-                          "resume)")
+        raise ConfigError(f"{option} {path}: is a file, not a folder; give a folder (new, or one to resume)")
     ancestor = p
     while not ancestor.exists():
         if ancestor.parent == ancestor:
@@ -41,6 +40,8 @@ def check_writable_file(path: str | Path, option: str = "-o") -> None:
     if p.is_dir():
         raise ConfigError(f"{option} {path}: is a folder; give a file name")
     parent = p.parent if str(p.parent) else Path(os.curdir)
+    if parent.exists() and not parent.is_dir():
+        raise ConfigError(f"{option} {path}: {parent} is a file, not a folder; give another path")
     if not parent.is_dir():
         raise ConfigError(f"{option} {path}: folder {parent} does not exist; create it first (mkdir -p "
                           f"{parent}) or give another path")

@@ -301,6 +301,9 @@ def all_cmd(
     import asyncio
 
     from climedbench.analyses.pipeline import PipelineOptions, run_pipeline
+    from climedbench.preflight import check_writable_dir
+
+    check_writable_dir(out, "--out")  # before any model is loaded
     from climedbench.models.registry import ModelOptions
 
     opts = PipelineOptions(

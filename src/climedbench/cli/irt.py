@@ -67,8 +67,10 @@ def fit_cmd(
 
     from climedbench.irt.calibrate import fit
     from climedbench.irt.matrix import read_item_map, read_matrix
+    from climedbench.preflight import check_writable_file
 
     try:
+        check_writable_file(out, "--out")  # before the fit, not after it
         rm = read_matrix(matrix)
         scen = None
         ks: dict[str, int] | int | None = options_k

@@ -57,7 +57,9 @@ def mps(
     """Multi-agent participant synthesis: generation → debate → reflection over ordered model pairs and roles."""
     from climedbench.models.registry import ModelOptions
     from climedbench.mps.synthesis import run_mps
+    from climedbench.preflight import check_writable_dir
 
+    check_writable_dir(out_dir, "--out")  # before any model is loaded
     specs = csv_list(models) or []
     progress, tick = progress_bar(quiet)
     with progress:
