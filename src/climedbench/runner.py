@@ -193,7 +193,7 @@ def plan_run(opts: RunOptions) -> Plan:
     suite = load_suite(opts.suite)
     check_tasks(suite)
     check_embedder_spec(opts.embedder)
-    check_writable_dir(opts.out or Path("runs") / "new", "--out")
+    check_writable_dir(opts.out or Path("runs"), "--out" if opts.out else "the default --out folder")
     tasks = suite.select(opts.tasks)
     report = load_items(opts.data, suite, [t.code for t in tasks])
     if report.problems and not opts.skip_invalid:
