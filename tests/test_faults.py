@@ -219,7 +219,7 @@ def test_cache_commands(tmp_path):
     cache.close()
     st = json.loads(cli("cache", "stats", "--cache", str(path), "--json").stdout)
     assert st["entries"] == 4 and st["models"] == {"model-a": 3, "model-b": 1}
-    assert "deleted 3" in cli("cache", "clear", "--cache", str(path), "--model", "model-a").stdout
+    assert "deleted 3" in cli("cache", "clear", "--cache", str(path), "--model", "model-a", "--yes").stdout
     assert json.loads(cli("cache", "stats", "--cache", str(path), "--json").stdout)["entries"] == 1
 
 

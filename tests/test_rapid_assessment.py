@@ -49,14 +49,26 @@ def test_pipeline(servers, tmp_path):
 
     # One examinee per run; graded scenarios binarised with their thresholds written to the item map.
     m_path = tmp_path / "runs.csv"
-    cli("irt", "matrix", *map(str, runs), "--out", str(m_path))
+    made = cli("irt", "matrix", *map(str, runs), "--out", str(m_path))
     m = read_matrix(m_path)
-    assert m.examinee_ids == ["model-a", "model-b"] and m.n_items == 14 * 6
+    # A graded scenario whose every answer (both runs) scored the same is left out, with a line saying so.
+    metric = {t["code"]: t["metric"] for t in json.loads(cli("list", "--json").stdout)["climedbench"]["tasks"]}
+    seen: dict[str, set[float]] = {}
+    for run in runs:
+        for line in (run / "samples.jsonl").read_text().splitlines():
+            s = json.loads(line)
+            seen.setdefault(s["task"], set()).add(s["score"])
+    constant = {c for c, v in seen.items() if metric[c] != "accuracy" and len(v) == 1}
+    assert m.examinee_ids == ["model-a", "model-b"] and m.n_items == (14 - len(constant)) * 6
+    assert {c for c in metric if f"scenario {c} left out" in made.stderr} == constant
     assert set(np.unique(m.data[~np.isnan(m.data)])) <= {0.0, 1.0}
     with (tmp_path / "runs.items.csv").open() as fh:
         rows = list(csv.DictReader(fh))
     by = {r["scenario"]: r for r in rows}
-    assert by["CPR"]["transform"] == "tau" and by["KE"]["transform"] == "clip" and by["BKT"]["k"] == "5"
+    assert set(by) == set(metric) - constant
+    expected = {c: "identity" if metric[c] == "accuracy" else "tau" if metric[c] == "kendall_tau" else "clip"
+                for c in by}
+    assert {c: r["transform"] for c, r in by.items()} == expected and by["BKT"]["k"] == "5"
     assert by["ID#1"]["transform"] == "identity" and by["WTD"]["k"] == ""
 
     # Participant synthesis over both models and two roles: (2 first-pass + 2 ordered pairs) × 2 roles.
@@ -65,7 +77,10 @@ def test_pipeline(servers, tmp_path):
     cli("mps", "--models", f"openai:model-a@{a},openai:model-b@{b}", "--limit", "6", "--roles", "doctor,student",
         "--max-tokens", "16", "--out", str(mps), "--cache", str(tmp_path / "c.sqlite"), "--quiet")
     mm = read_matrix(mps / "matrix.csv")
-    assert mm.n_examinees == 8 and mm.n_items == 84 and mm.n_responses == 8 * 84
+    left = json.loads((mps / "mps.json").read_text())["left_out"]
+    assert set(left) <= {c for c in metric if metric[c] != "accuracy"}
+    kept = (14 - len(left)) * 6
+    assert mm.n_examinees == 8 and mm.n_items == kept and mm.n_responses == 8 * kept
     assert set(mm.examinee_ids) >= {"model-a>model-b@doctor", "model-b>model-a@student", "model-a@doctor:first"}
     transcripts = [json.loads(x) for x in (mps / "transcripts.jsonl").read_text().splitlines()]
     assert len(transcripts) == 84 * 2 * 2  # item × ordered pair × role

@@ -53,11 +53,14 @@ def test_irt_matrix_from_runs_of_a_user_suite(tmp_path):
     """Rapid assessment reads any suite: a response matrix from two runs of the example suite."""
     import csv
 
+    from climedbench.irt.matrix import read_matrix
+
     from .support.instant_server import instant_server
 
     runs = []
-    for name in ("model-a", "model-b"):
-        with instant_server(model=name) as url:
+    # model-a's replies share words with the summaries' references, model-b's do not: plain-summary is graded.
+    for name, extra in (("model-a", " You had a small heart attack; take the antibiotic tablets."), ("model-b", "")):
+        with instant_server(model=name, extra_text=extra) as url:
             out = tmp_path / name
             cli("run", "--suite", str(SUITE), "--data", str(DATA), "--model", f"openai:{name}", "--base-url", url,
                 "--out", str(out), "--quiet", "--no-cache")
@@ -71,3 +74,7 @@ def test_irt_matrix_from_runs_of_a_user_suite(tmp_path):
     assert {r["scenario"] for r in rows} == {"ward-mcq", "discharge-safe", "plain-summary"}
     assert {r["scenario"]: r["transform"] for r in rows} == {"ward-mcq": "identity", "discharge-safe": "identity",
                                                              "plain-summary": "clip"}
+    m = read_matrix(matrix)
+    summary = [j for j, item in enumerate(m.item_ids) if item.startswith("plain-summary/")]
+    assert m.data[1, summary].tolist() == [0.0, 0.0]  # model-b shared no word: never 'correct'
+    assert m.data[0, summary].max() == 1.0

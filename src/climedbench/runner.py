@@ -152,6 +152,7 @@ class Plan:
     requests: list[Request]
     spec: RunSpec
     task_plans: dict[str, TaskPlan] = field(default_factory=dict)
+    out_path: Path | None = None  # the run directory, once run_plan has chosen it
 
 
 def plan_sha256(uids: Iterable[str]) -> str:
@@ -202,11 +203,19 @@ def select_items(items: list[Item], tasks: list[Task], limit: int | None, seed: 
 
 def plan_run(opts: RunOptions) -> Plan:
     """Load suite and data, check them, and build every request of the run."""
+    from climedbench.core.suite_check import check_prompts, check_tasks
+    from climedbench.embeddings import check_embedder_spec
+    from climedbench.preflight import check_writable_dir
+
     suite = load_suite(opts.suite)
+    check_tasks(suite)
+    check_embedder_spec(opts.embedder)
+    check_writable_dir(opts.out or Path("runs"), "--out" if opts.out else "the default --out folder")
     tasks = suite.select(opts.tasks)
     report = load_items(opts.data, suite, [t.code for t in tasks])
     if report.problems and not opts.skip_invalid:
         report.raise_if_invalid()
+    check_prompts(suite, tasks, report.items)
     limit = opts.effective_limit()
     items = select_items(report.items, tasks, limit, opts.seed)
     if not items:
@@ -492,6 +501,7 @@ async def _run_session(plan: Plan, session: Any, held: contextlib.ExitStack,
         rundir = RunDir(opts.out or default_out_dir(session.name))
         if not opts.out:
             held.enter_context(rundir.lock("run"))
+        plan.out_path = rundir.path
         resuming = rundir.prepare(spec, IDENTITY_KEYS)
         if opts.skip_invalid and plan.report.problems:
             write_jsonl_atomic(rundir.skipped_file, plan.report.problems)

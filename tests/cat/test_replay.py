@@ -94,3 +94,21 @@ def test_align_names_a_column_missing_from_the_bank(world) -> None:
         align(m, bank, file="runs.csv")
     ok = align(ResponseMatrix(["m1"], [bank.ids[3]], np.array([[1.0]])), bank)
     assert ok[0, 3] == 1.0 and np.isnan(ok[0, [0, 1, 2, 4]]).all()
+
+
+def test_predictions_stay_on_the_scale():
+    """Weak examinees who answered every item of one scenario wrong: the stratified difference estimator steps
+    past 0 and 100 (−19 and 124 points before), a predicted score may not."""
+    rng = np.random.default_rng(0)
+    bank = generate_bank(600, rng)
+    _, idx = bank.scenario_labels()
+    x = np.zeros((40, bank.n_items))
+    for i in range(40):
+        x[i] = (rng.random(bank.n_items) < rng.uniform(0.0, 0.3)).astype(float)
+    x[:, idx == 0] = 0.0
+    pred = replay(bank, x, CATConfig(max_items=60), seed=0).prediction
+    assert pred.scenario.min() >= 0.0 and pred.scenario.max() <= 100.0
+    assert pred.overall.min() >= 0.0 and pred.overall.max() <= 100.0
+    assert np.allclose(pred.overall, pred.scenario.mean(axis=1))
+    _, actual, _ = full_scores(bank, x)
+    assert np.all(actual[:, 0] == 0.0)

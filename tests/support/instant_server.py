@@ -22,7 +22,7 @@ slots / latency requests per second, so it, not the client, is the bottleneck of
 Run as a script it prints its base URL ('http://127.0.0.1:PORT/v1') as the first stdout line and serves until
 SIGTERM/SIGINT:
     python -m tests.support.instant_server [--port 0] [--api-key KEY] [--model NAME] [--extra-text TEXT]
-        [--latency SECONDS] [--slots N]
+        [--latency SECONDS] [--slots N] [--open-models]
 """
 
 from __future__ import annotations
@@ -216,7 +216,7 @@ class InstantApp:
 
     def __init__(self, model: str = DEFAULT_MODEL, api_key: str | None = None, extra_text: str = "",
                  letters: str = "ABCD", reply: str | None = None, latency: float = 0.0, slots: int = 0,
-                 replies: dict[str, str] | None = None) -> None:
+                 replies: dict[str, str] | None = None, open_models: bool = False) -> None:
         if not letters:
             raise ValueError("letters must not be empty")
         if latency < 0 or slots < 0:
@@ -226,6 +226,7 @@ class InstantApp:
         # {sha256 of the last user message's text: reply}: a given answer per prompt (e.g. each item's gold)
         self.replies = replies or {}
         self.latency, self.slots = latency, slots
+        self.open_models = open_models  # GET /v1/models needs no key (llama.cpp's server: a public endpoint)
         self._slots: asyncio.Semaphore | None = None
         self.created = int(time.time())
         self.reset()
@@ -280,7 +281,7 @@ class InstantApp:
             if method != "GET":
                 return 405, error_body("use GET", "invalid_request_error"), [("Allow", "GET")]
             self.models += 1
-            if not self._authorized(headers):
+            if not self.open_models and not self._authorized(headers):
                 self.unauthorized += 1
                 return 401, error_body("Invalid API Key", "authentication_error"), []
             return 200, dumps({"object": "list", "data": [
@@ -462,7 +463,8 @@ async def start(app: InstantApp, host: str = "127.0.0.1", port: int = 0) -> asyn
 async def _serve(args: argparse.Namespace) -> None:
     app = InstantApp(model=args.model, api_key=args.api_key, extra_text=args.extra_text, letters=args.letters,
                      reply=args.reply, latency=args.latency, slots=args.slots,
-                     replies=json.loads(Path(args.replies).read_text("utf-8")) if args.replies else None)
+                     replies=json.loads(Path(args.replies).read_text("utf-8")) if args.replies else None,
+                     open_models=args.open_models)
     server = await start(app, args.host, args.port)
     port = server.sockets[0].getsockname()[1]
     stop = asyncio.Event()
@@ -487,6 +489,7 @@ def main(argv: list[str] | None = None) -> None:
                     help="a JSON file {sha256 of the last user message: reply}; other prompts get the usual reply")
     ap.add_argument("--latency", type=float, default=0.0, help="seconds before each chat completion is answered")
     ap.add_argument("--slots", type=int, default=0, help="chat completions worked on at once (0 = no limit)")
+    ap.add_argument("--open-models", action="store_true", help="GET /v1/models without the key (as llama.cpp)")
     args = ap.parse_args(argv)
     asyncio.run(_serve(args))
 
@@ -532,7 +535,7 @@ def run_child(cmd: list[str], what: str, ready_path: str, timeout: float = 15.0)
 @contextmanager
 def instant_server(port: int = 0, api_key: str | None = None, model: str = DEFAULT_MODEL,
                    extra_text: str = "", letters: str = "ABCD", reply: str | None = None, latency: float = 0.0,
-                   slots: int = 0, replies: str | Path | None = None) -> Iterator[str]:
+                   slots: int = 0, replies: str | Path | None = None, open_models: bool = False) -> Iterator[str]:
     """Start the instant server in a child process, yield its base URL ('http://127.0.0.1:PORT/v1'); `replies`: a
     JSON file {sha256 of the last user message (`user_digest`): reply}."""
     cmd = [sys.executable, "-m", "tests.support.instant_server", "--port", str(port), "--model", model,
@@ -545,6 +548,8 @@ def instant_server(port: int = 0, api_key: str | None = None, model: str = DEFAU
         cmd.append(f"--reply={reply}")
     if replies is not None:
         cmd += ["--replies", str(replies)]
+    if open_models:
+        cmd.append("--open-models")
     with run_child(cmd, "instant server", "/health") as url:
         yield url
 

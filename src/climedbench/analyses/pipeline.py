@@ -49,6 +49,8 @@ class PipelineOptions:
     quiet: bool = False
     # Where the runs' items are answered (the same Ray workers serve every run of the pipeline).
     executor: ExecutorOptions = field(default_factory=ExecutorOptions)
+    # Called as items finish in each run: (done, total, task code); (0, total, '') when a run starts.
+    progress: Callable[[int, int, str], None] | None = None
 
 
 def cot_tasks(suite: Suite, codes: list[str]) -> list[str]:
@@ -126,7 +128,7 @@ async def _run(opts: PipelineOptions, backend: Any, executor: Executor, data: st
     ro = RunOptions(data=data, suite=opts.suite, model=opts.model, model_options=opts.model_options, tasks=tasks,
                     limit=limit, seed=opts.seed, cot=cot, shots=shots, max_tokens=max_tokens, out=str(out))
     plan = plan_run(ro)
-    await run_plan(plan, backend=backend, executor=executor)
+    await run_plan(plan, backend=backend, executor=executor, progress=opts.progress)
     return out
 
 

@@ -96,6 +96,8 @@ def predict_scores(engine: CATEngine, st: CATState, rows: I64 | None = None, *,
     out_o = np.empty(rows.size)
     var_o = np.empty(rows.size)
     tables = _scenario_tables(engine)
+    lo = np.minimum(offset, 100.0 * scale + offset)
+    hi = np.maximum(offset, 100.0 * scale + offset)
     for start in range(0, rows.size, chunk):
         sl = slice(start, start + chunk)
         r = rows[sl]
@@ -105,12 +107,11 @@ def predict_scores(engine: CATEngine, st: CATState, rows: I64 | None = None, *,
             tot, var, cov_o = _observed_expected(engine, st, r, tables)
         n_items = tables.sizes
         c = 100.0 * scale / n_items  # score per unit of a scenario's total
-        out_s[sl] = c[None, :] * tot + offset[None, :]
+        # The difference estimator can step past the scale's ends (a scenario at −2 points); a score cannot.
+        out_s[sl] = np.clip(c[None, :] * tot + offset[None, :], lo[None, :], hi[None, :])
         var_s[sl] = (c**2)[None, :] * var
         out_o[sl] = out_s[sl].mean(axis=1)
         var_o[sl] = cov_o(c / n_s)
-    lo = np.minimum(offset, 100.0 * scale + offset)
-    hi = np.maximum(offset, 100.0 * scale + offset)
     return ScorePrediction(overall=out_o, overall_se=np.sqrt(np.maximum(var_o, 0.0)), scenario=out_s,
                            scenario_se=np.sqrt(np.maximum(var_s, 0.0)), scenarios=names,
                            method="stratified difference estimator" if engine.strata is not None

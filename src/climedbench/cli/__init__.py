@@ -73,21 +73,37 @@ def main() -> None:
     install_log_redaction()
     try:
         load_commands(sys.argv[1:])(prog_name="climedbench")
-    except ClimedError as e:
+    except SystemExit as e:
+        # Typer turns Ctrl-C into a silent exit 130; say what happened unless the command already did.
+        if e.code == 130 and not common.INTERRUPT_REPORTED:
+            err.print("interrupted; what was finished is saved — re-run the same command to resume")
+        raise
+    except BaseException as raised:  # every failure ends as one line (or a traceback with --debug)
+        cause = root_cause(raised)
         if DEBUG:
-            traceback.print_exc()
-        err.print(f"[red]error:[/red] {escape(redact(str(e)))}", highlight=False)  # messages may hold [brackets]
-        sys.exit(e.exit_code)
-    except KeyboardInterrupt:
-        err.print("interrupted; finished items are saved — re-run the same command to resume")
-        sys.exit(130)
-    except Exception as e:  # an unexpected failure: one line, the traceback only with --debug
-        if DEBUG:
-            traceback.print_exc()
-        err.print(f"[red]internal error:[/red] {type(e).__name__}: {escape(redact(str(e)))} "
+            traceback.print_exception(raised)
+        if isinstance(cause, ClimedError):
+            err.print(f"[red]error:[/red] {escape(redact(str(cause)))}", highlight=False)  # may hold [brackets]
+            sys.exit(cause.exit_code)
+        if isinstance(cause, KeyboardInterrupt):
+            err.print("interrupted; what was finished is saved — re-run the same command to resume")
+            sys.exit(130)
+        # An unexpected failure: one line, the traceback only with --debug.
+        err.print(f"[red]internal error:[/red] {type(cause).__name__}: {escape(redact(str(cause)))} "
                   "(re-run with --debug for the traceback)", highlight=False)
         sys.exit(1)
 
+
+def root_cause(e: BaseException) -> BaseException:
+    """The first real error inside (nested) exception groups, as raised by asyncio task groups: a task that
+    failed, not the sibling tasks cancelled because of it."""
+    import asyncio
+
+    while isinstance(e, BaseExceptionGroup):
+        leaves = [x for x in e.exceptions if not isinstance(x, asyncio.CancelledError)]
+        user = [x for x in leaves if isinstance(root_cause(x), ClimedError)]
+        e = (user or leaves or list(e.exceptions))[0]
+    return e
 
 if __name__ == "__main__":
     main()

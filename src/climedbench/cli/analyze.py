@@ -16,11 +16,13 @@ from climedbench.cli.common import (
     SUITE_HELP,
     TASKS_HELP,
     WORKERS_HELP,
+    PlainProgress,
     app,
     err,
     executor_options,
     model_endpoints,
     print_json,
+    progress_every,
     tasks_option,
 )
 
@@ -95,7 +97,7 @@ Example:
 """)
 def length(
     runs: Annotated[list[Path], typer.Argument(help="Run directories.")],
-    segments: Annotated[int, typer.Option(help="Equal-count length segments (the paper: 10).")] = 10,
+    segments: Annotated[int, typer.Option(min=1, help="Equal-count length segments (the paper: 10).")] = 10,
     group: Annotated[list[str] | None, typer.Option(help="RUN=GROUP: the model group of a run (e.g. general, "
                                                          "medical); repeat per run.")] = None,
     out: Out = Path("analyses"), seed: Seed = 0, json_out: Json = False,
@@ -270,17 +272,18 @@ def all_cmd(
     endpoints: Annotated[str | None, typer.Option(help=ENDPOINTS_HELP)] = None,
     deployment: Annotated[str | None, typer.Option(help=DEPLOYMENT_HELP)] = None,
     api_key_env: Annotated[str, typer.Option(help="Environment variable holding the API key.")] = "OPENAI_API_KEY",
-    max_concurrency: Annotated[int, typer.Option(help="HTTP requests in flight at once.")] = 8,
+    max_concurrency: Annotated[int, typer.Option(min=1, help="HTTP requests in flight at once.")] = 8,
     executor: Annotated[str, typer.Option(help=EXECUTOR_HELP)] = "local",
     ray_address: Annotated[str | None, typer.Option(help=RAY_ADDRESS_HELP)] = None,
-    workers: Annotated[int, typer.Option(help=WORKERS_HELP)] = 2,
-    limit: Annotated[int | None, typer.Option(help="Items per task; 0 = all (default: 2 on the bundled demo, "
+    workers: Annotated[int, typer.Option(min=1, help=WORKERS_HELP)] = 2,
+    limit: Annotated[int | None, typer.Option(min=0, help="Items per task; 0 = all (default: 2 on the bundled demo, "
                                                    "all otherwise).")] = None,
-    max_tokens: Annotated[int | None, typer.Option(help="Maximum completion tokens of every run (default: as "
+    max_tokens: Annotated[int | None, typer.Option(min=1, help="Maximum completion tokens of every run (default: as "
                                                         "`climedbench run`; CoT runs get the CoT default).")] = None,
     seed: Annotated[int, typer.Option(help="Seed of item sampling, perturbations and bootstrap.")] = 0,
-    cot_shots: Annotated[int, typer.Option(help="Few-shot examples (dev split) in the CoT run, each with its worked "
-                                                "explanation; the vanilla run stays zero-shot.")] = 0,
+    cot_shots: Annotated[int, typer.Option(
+        min=0, help="Few-shot examples (dev split) in the CoT run, each with its worked explanation; the vanilla "
+                    "run stays zero-shot.")] = 0,
     rate: Annotated[float, typer.Option(help="Share of eligible Han characters to perturb.")] = 0.12,
     kinds: Annotated[str, typer.Option(help="Perturbations to run (comma-separated).")] =
     "glyph,homophone,traditional,symbol",
@@ -289,7 +292,7 @@ def all_cmd(
     group: Annotated[list[str] | None, typer.Option(help="RUN=GROUP for the length analysis.")] = None,
     ours: Annotated[Path | None, typer.Option(help="Our leaderboard for the validity analysis.")] = None,
     other: Annotated[Path | None, typer.Option(help="The other leaderboard for the validity analysis.")] = None,
-    ctx: Annotated[int, typer.Option(help="Context size for in-process models.")] = 8192,
+    ctx: Annotated[int, typer.Option(min=512, help="Context size for in-process models.")] = 8192,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress messages.")] = False,
 ) -> None:
     """Run the paper's whole analysis set for one model in one command: a vanilla run, a CoT run, a run per
@@ -298,6 +301,9 @@ def all_cmd(
     import asyncio
 
     from climedbench.analyses.pipeline import PipelineOptions, run_pipeline
+    from climedbench.preflight import check_writable_dir
+
+    check_writable_dir(out, "--out")  # before any model is loaded
     from climedbench.models.registry import ModelOptions
 
     opts = PipelineOptions(
@@ -308,6 +314,7 @@ def all_cmd(
         kinds=[k.strip() for k in kinds.split(",") if k.strip()],
         compare=list(compare_with or []), groups=_groups(group), ours=ours, other=other, quiet=quiet,
         executor=executor_options(executor, ray_address, workers),
+        progress=None if quiet else PlainProgress(progress_every()).tick,
     )
     index = asyncio.run(run_pipeline(opts, say=None if quiet else lambda m: err.print(f"[dim]{m}[/dim]")))
     for entry in index["analyses"]:

@@ -40,13 +40,36 @@ def cache_stats(
         out.print(f"  {n:8d}  {model}", highlight=False)
 
 
-@app.command("clear")
+@app.command("clear", epilog="""
+Examples:
+
+  climedbench cache clear --model openai:qwen2.5-7b-instruct      # asks before deleting
+
+  climedbench cache clear --yes                                   # no question (scripts, CI)
+""")
 def cache_clear(
     cache: Annotated[str | None, typer.Option(help="Cache file.")] = None,
     model: Annotated[str | None, typer.Option(help="Only this model's entries (as `cache stats` names it).")] = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Delete without asking (needed when stdin is not a "
+                                                          "terminal).")] = False,
 ) -> None:
-    """Delete cached responses (all, or one model's)."""
+    """Delete cached responses (all, or one model's), after a confirmation (or with --yes)."""
+    import sys
+
+    from climedbench.errors import ConfigError
+
     c = _open_cache(cache)
-    n = c.clear(model)
-    c.close()
+    try:
+        n = c.count(model)
+        what = f"{n} cached response(s)" + (f" of {model}" if model else "") + f" from {c.path}"
+        if not yes and n:
+            if not sys.stdin.isatty():
+                raise ConfigError(f"cache clear would delete {what}; add --yes to confirm (stdin is not a terminal, "
+                                  "so it cannot ask)")
+            if not typer.confirm(f"Delete {what}?", default=False):
+                out.print("nothing deleted", highlight=False)
+                raise typer.Exit(1)
+        n = c.clear(model)
+    finally:
+        c.close()
     out.print(f"deleted {n} cached response(s)", highlight=False)

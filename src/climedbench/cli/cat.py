@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from climedbench.cli.common import SUITE_HELP
+from climedbench.cli.common import SUITE_HELP, positive
 from climedbench.cli.common import app as root
 from climedbench.errors import ClimedError, ConfigError
 
@@ -51,19 +51,20 @@ def _main(
                                                                      "binarisation threshold per item.")] = None,
     data: Annotated[str | None, typer.Option(help="The items the bank was calibrated on (default: demo).")] = None,
     suite: Annotated[str | None, typer.Option(help=SUITE_HELP)] = None,
-    max_items: Annotated[int, typer.Option("--max-items", help="Stop after this many items.")] = 243,
-    se_target: Annotated[float | None, typer.Option("--se-target", help="Stop early once SE(θ) ≤ this.")] = None,
+    max_items: Annotated[int, typer.Option("--max-items", min=1, help="Stop after this many items.")] = 243,
+    se_target: Annotated[float | None, typer.Option(
+        "--se-target", callback=positive, help="Stop early once SE(θ) ≤ this.")] = None,
     selection: Annotated[str, typer.Option(help=SELECTION_HELP)] = "stratified",
     exposure: Annotated[str, typer.Option(help=EXPOSURE_HELP)] = "sympson-hetter",
     content: Annotated[str, typer.Option(help="Content balancing of fisher/kl: bank (full-benchmark shares), "
                                               "equal, none. The stratified design balances scenarios itself.")
                        ] = "bank",
     seed: Annotated[int, typer.Option(help="Seed of every choice (item selection, generation).")] = 0,
-    max_tokens: Annotated[int, typer.Option(help="Maximum completion tokens per answer.")] = 512,
+    max_tokens: Annotated[int, typer.Option(min=1, help="Maximum completion tokens per answer.")] = 512,
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible server URL.")] = None,
     api_key_env: Annotated[str, typer.Option(help="Environment variable holding the API key.")] = "OPENAI_API_KEY",
-    timeout: Annotated[float, typer.Option(help="Seconds per HTTP request.")] = 120.0,
-    max_retries: Annotated[int, typer.Option(help="Retries of a failed HTTP request.")] = 5,
+    timeout: Annotated[float, typer.Option(callback=positive, help="Seconds per HTTP request.")] = 120.0,
+    max_retries: Annotated[int, typer.Option(min=0, help="Retries of a failed HTTP request.")] = 5,
     cache: Annotated[str | None, typer.Option(help="Response cache file.")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use the response cache.")] = False,
     out: Annotated[str | None, typer.Option(help="Run directory (default: runs/TIME-cat-MODEL).")] = None,
@@ -156,8 +157,8 @@ _DESCRIPTIONS = {
 def simulate_cmd(
     items: Annotated[int, typer.Option(
         "--items", help="Items in the simulated bank (14 CliMedBench scenarios, official shares).")] = 5000,
-    examinees: Annotated[int, typer.Option("--examinees", help="Fresh simulees taking the CAT.")] = 500,
-    test_length: Annotated[int, typer.Option("--test-length", help="Items per adaptive test.")] = 243,
+    examinees: Annotated[int, typer.Option("--examinees", min=1, help="Fresh simulees taking the CAT.")] = 500,
+    test_length: Annotated[int, typer.Option("--test-length", min=1, help="Items per adaptive test.")] = 243,
     seed: Annotated[int, typer.Option(help="Seed of the whole study.")] = 0,
     exposure: Annotated[str, typer.Option(help=EXPOSURE_HELP)] = "sympson-hetter",
     selection: Annotated[str, typer.Option(help=SELECTION_HELP)] = "stratified",
@@ -165,7 +166,8 @@ def simulate_cmd(
         "--calibration", help="Examinees in the simulated calibration sample (0 = true parameters).")] = 1000,
     content: Annotated[str, typer.Option(help="Content balancing: bank (full-benchmark shares), equal, none.")
                        ] = "bank",
-    se_target: Annotated[float | None, typer.Option("--se-target", help="Stop early once SE ≤ this.")] = None,
+    se_target: Annotated[float | None, typer.Option(
+        "--se-target", callback=positive, help="Stop early once SE ≤ this.")] = None,
     replications: Annotated[int, typer.Option(
         "--replications", help="Replications of the paper's 7-model panel (for p_exact_order).")] = 50,
     as_json: Annotated[bool, typer.Option("--json", help="Print exactly the metrics dict as JSON.")] = False,
@@ -210,7 +212,7 @@ def replay_cmd(
     matrix: Annotated[Path, typer.Argument(help="Response matrix CSV/Parquet (the `irt matrix` format): examinee "
                                                 "id, then one 1/0/empty column per item.")],
     bank: Annotated[Path, typer.Option(help="BANK.json from `climedbench irt fit`.")],
-    max_items: Annotated[int, typer.Option("--max-items", help="Items per adaptive test.")] = 243,
+    max_items: Annotated[int, typer.Option("--max-items", min=1, help="Items per adaptive test.")] = 243,
     seed: Annotated[int, typer.Option(help="Seed of the item choices.")] = 0,
     selection: Annotated[str, typer.Option(help=SELECTION_HELP)] = "stratified",
     exposure: Annotated[str, typer.Option(help=EXPOSURE_HELP)] = "sympson-hetter",
@@ -265,7 +267,7 @@ def calibrate_cmd(
                                                 "examinees).")],
     bank: Annotated[Path, typer.Option(help="BANK.json from `climedbench irt fit` on that matrix.")],
     lengths: Annotated[str, typer.Option(help="Test lengths to calibrate, comma-separated.")] = "50,100,243",
-    folds: Annotated[int, typer.Option(help="Cross-validation folds over the examinees.")] = 5,
+    folds: Annotated[int, typer.Option(min=2, help="Cross-validation folds over the examinees.")] = 5,
     replications: Annotated[int | None, typer.Option(
         help="Replays per examinee and length (default: enough for about 200 errors, at most 10).")] = None,
     selection: Annotated[str, typer.Option(help=SELECTION_HELP)] = "stratified",

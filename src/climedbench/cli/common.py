@@ -27,6 +27,10 @@ app = typer.Typer(
 )
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
+# Set by a command that has told the user what an interruption (Ctrl-C) saved, so `main` does not repeat it.
+INTERRUPT_REPORTED = False
+# Seconds between plain progress lines when stderr is not a terminal (CI logs, nohup); $CLIMEDBENCH_PROGRESS_EVERY.
+PROGRESS_EVERY = 10.0
 
 SUITE_HELP = "Benchmark: 'climedbench' (default), 'clinicbench', or a suite YAML of your own."
 TASKS_HELP = ("Comma-separated task codes (CliMedBench scenarios such as ID#1,BKT; ClinicBench datasets such "
@@ -112,8 +116,68 @@ def executor_options(executor: str, ray_address: str | None, workers: int, shard
                            shard_size=shard_size)
 
 
+def progress_every() -> float:
+    """Seconds between plain progress lines: $CLIMEDBENCH_PROGRESS_EVERY, else PROGRESS_EVERY."""
+    import os
+
+    from climedbench.errors import ConfigError
+
+    raw = os.environ.get("CLIMEDBENCH_PROGRESS_EVERY")
+    if raw is None or not raw.strip():
+        return PROGRESS_EVERY
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not value > 0:
+        raise ConfigError(f"$CLIMEDBENCH_PROGRESS_EVERY must be a number of seconds > 0, not {raw!r}")
+    return value
+
+
+class PlainProgress:
+    """Progress as plain lines on stderr, at most one every `every` seconds (and one when all is done): what a
+    log file or CI console shows instead of a live bar, which needs a terminal."""
+
+    def __init__(self, every: float, label: str = "items") -> None:
+        import time
+
+        self.every, self.label, self._clock = every, label, time.monotonic
+        self.start = self._clock()
+        self.last = self.start
+
+    def __enter__(self) -> PlainProgress:
+        self.start = self.last = self._clock()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def tick(self, done: int, total: int, code: str) -> None:
+        now = self._clock()
+        if done == 0:  # a (new) run starts: its own clock
+            self.start = self.last = now
+            return
+        if total and done < total and now - self.last < self.every:
+            return
+        self.last = now
+        elapsed = now - self.start
+        eta = f", eta {_clock_text(elapsed / done * (total - done))}" if 0 < done < total else ""
+        share = f" ({100 * done / total:.0f}%)" if total else ""
+        err.print(f"{self.label}: {done}/{total}{share}, elapsed {_clock_text(elapsed)}{eta}"
+                  + (f" [{code}]" if code else ""), highlight=False, markup=False)
+
+
+def _clock_text(seconds: float) -> str:
+    s = round(seconds)
+    return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
+
+
 def progress_bar(quiet: bool) -> tuple[Any, Callable[[int, int, str], None]]:
-    """A progress bar with elapsed time and ETA on stderr, and the callback that advances it."""
+    """A progress bar with elapsed time and ETA on stderr, and the callback that advances it; when stderr is not
+    a terminal, plain lines every few seconds instead (PlainProgress)."""
+    if not quiet and not err.is_terminal:
+        plain = PlainProgress(progress_every())
+        return plain, plain.tick
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -151,3 +215,10 @@ def print_json(data: Any) -> None:
     if isinstance(data, BaseModel):
         data = data.model_dump(mode="json", exclude_none=True)
     print(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def positive(value: float | None) -> float | None:
+    """An option callback: the value (when given) must be > 0 (typer's min= allows the bound itself)."""
+    if value is not None and not value > 0:
+        raise typer.BadParameter("Input should be greater than 0")
+    return value

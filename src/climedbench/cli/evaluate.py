@@ -26,11 +26,12 @@ from climedbench.cli.common import (
     executor_options,
     model_endpoints,
     out,
+    positive,
     print_json,
     progress_bar,
     tasks_option,
 )
-from climedbench.errors import INCOMPLETE_EXIT, ConfigError
+from climedbench.errors import INCOMPLETE_EXIT, ConfigError, DataError
 
 ALLOW_INCOMPLETE_HELP = (f"Exit 0 even when some requests failed (default: exit {INCOMPLETE_EXIT}; the figures are "
                          "then on the answered items only, marked incomplete).")
@@ -74,10 +75,10 @@ def run(
     deployment: Annotated[str | None, typer.Option(help=DEPLOYMENT_HELP)] = None,
     api_key_env: Annotated[str, typer.Option(help="Environment variable holding the API key "
                                                   "(keys are never taken on the command line).")] = "OPENAI_API_KEY",
-    limit: Annotated[int | None, typer.Option(help="Items per task; 0 = all (default: 2 on the bundled "
+    limit: Annotated[int | None, typer.Option(min=0, help="Items per task; 0 = all (default: 2 on the bundled "
                                                    "demo, all otherwise).")] = None,
     seed: Annotated[int, typer.Option(help="Seed for item sampling, generation and bootstrap.")] = 0,
-    shots: Annotated[int, typer.Option(help="Few-shot examples, from the split --shot-source names.")] = 0,
+    shots: Annotated[int, typer.Option(min=0, help="Few-shot examples, from the split --shot-source names.")] = 0,
     shot_source: Annotated[str, typer.Option(help="Where --shots come from: 'dev' (the dev, else train, split; "
                                                   "the same examples for every item) or 'test' (drawn at random, "
                                                   "seeded, from the other test items, as the ClinicBench authors "
@@ -87,10 +88,10 @@ def run(
     mc_mode: Annotated[str, typer.Option(help="Single-answer choice items: 'generate' (answer read from "
                                               "text, the papers' way) or 'logprob' (first-token letter "
                                               "log-probabilities).")] = "generate",
-    max_tokens: Annotated[int | None, typer.Option(help="Maximum completion tokens (default: 128 for the "
+    max_tokens: Annotated[int | None, typer.Option(min=1, help="Maximum completion tokens (default: 128 for the "
                                                         "quick demo, else the task's own or 512; 1024 with "
                                                         "--cot).")] = None,
-    temperature: Annotated[float, typer.Option(help="Sampling temperature (0 = greedy).")] = 0.0,
+    temperature: Annotated[float, typer.Option(min=0.0, help="Sampling temperature (0 = greedy).")] = 0.0,
     out_dir: Annotated[str | None, typer.Option("--out", help="Run directory (default: runs/TIME-MODEL). "
                                                               "Re-use it to resume an interrupted run.")] = None,
     skip_invalid: Annotated[bool, typer.Option("--skip-invalid", help="Run the valid items and list the "
@@ -109,33 +110,36 @@ def run(
                                                                       "as instruction when it has one.")] = False,
     log_prompts: Annotated[bool, typer.Option("--log-prompts", help="Store the full messages in "
                                                                     "samples.jsonl.")] = False,
-    ctx: Annotated[int, typer.Option(help="Context size for in-process models.")] = 8192,
-    threads: Annotated[int | None, typer.Option(help="CPU threads for in-process models "
+    ctx: Annotated[int, typer.Option(min=512, help="Context size for in-process models.")] = 8192,
+    threads: Annotated[int | None, typer.Option(min=1, help="CPU threads for in-process models "
                                                      "(default: cores − 1).")] = None,
     model_sha256: Annotated[str | None, typer.Option(help="Refuse a gguf:PATH whose SHA-256 differs.")] = None,
-    timeout: Annotated[float, typer.Option(help="Seconds per HTTP request.")] = 120.0,
-    max_retries: Annotated[int, typer.Option(help="Retries of a failed HTTP request.")] = 5,
-    max_concurrency: Annotated[int, typer.Option(help="HTTP requests in flight at once.")] = 8,
+    timeout: Annotated[float, typer.Option(callback=positive, help="Seconds per HTTP request.")] = 120.0,
+    max_retries: Annotated[int, typer.Option(min=0, help="Retries of a failed HTTP request.")] = 5,
+    max_concurrency: Annotated[int, typer.Option(min=1, help="HTTP requests in flight at once.")] = 8,
     cache: Annotated[str | None, typer.Option(help="Response cache file (default: $CLIMEDBENCH_CACHE or the "
                                                    "user cache folder).")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the response cache.")] = False,
-    rpm: Annotated[float | None, typer.Option(help="At most this many requests per minute.")] = None,
-    tpm: Annotated[float | None, typer.Option(help="At most this many tokens per minute (prompt estimated "
-                                                   "as one token per character, then corrected).")] = None,
-    price_in: Annotated[float, typer.Option(help="USD per million prompt tokens (for the cost in "
+    rpm: Annotated[float | None, typer.Option(callback=positive, help="At most this many requests per minute.")] = None,
+    tpm: Annotated[float | None, typer.Option(
+        callback=positive, help="At most this many tokens per minute (prompt estimated as one token per "
+                                "character, then corrected).")] = None,
+    price_in: Annotated[float, typer.Option(min=0.0, help="USD per million prompt tokens (for the cost in "
                                                  "results.json).")] = 0.0,
-    price_out: Annotated[float, typer.Option(help="USD per million completion tokens.")] = 0.0,
-    max_cost: Annotated[float | None, typer.Option(help="Stop cleanly before the spend could exceed this "
-                                                        "many USD (needs --price-in/--price-out).")] = None,
+    price_out: Annotated[float, typer.Option(min=0.0, help="USD per million completion tokens.")] = 0.0,
+    max_cost: Annotated[float | None, typer.Option(
+        callback=positive, help="Stop cleanly before the spend could exceed this many USD (needs "
+                                "--price-in/--price-out).")] = None,
     executor: Annotated[str, typer.Option(help=EXECUTOR_HELP)] = "local",
     ray_address: Annotated[str | None, typer.Option(help=RAY_ADDRESS_HELP)] = None,
-    workers: Annotated[int, typer.Option(help=WORKERS_HELP)] = 2,
-    shard_size: Annotated[int | None, typer.Option(help="Items handed to a Ray worker at a time (default: from "
+    workers: Annotated[int, typer.Option(min=1, help=WORKERS_HELP)] = 2,
+    shard_size: Annotated[int | None, typer.Option(min=1, help="Items handed to a Ray worker at a time (default: from "
                                                         "the plan size, at most 256).")] = None,
     shard: Annotated[str | None, typer.Option(help="I/N: run only the I-th of N equal, contiguous parts of the "
                                                    "plan (e.g. one per machine); `climedbench merge` joins "
                                                    "them.")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar (nor the plain progress lines written "
+                                                        "when stderr is not a terminal).")] = False,
     allow_incomplete: Annotated[bool, typer.Option("--allow-incomplete", help=ALLOW_INCOMPLETE_HELP)] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print results.json instead of the table.")] = False,
 ) -> None:
@@ -191,6 +195,10 @@ def _run(plan: Any, opts: Any, exec_opts: Any, model: str, quiet: bool, json_out
         err.print(f"[yellow]skipping {len(plan.report.problems)} invalid record(s) (--skip-invalid); "
                   "they are listed in skipped.jsonl[/yellow]")
     n_tasks = len({r.task.code for r in plan.requests})
+    idle = [code for code in plan.spec.tasks if code not in {r.task.code for r in plan.requests}]
+    if idle and not opts.shard:
+        err.print(f"note: no test items for task(s) {', '.join(idle)} in {plan.spec.data}; they are left out",
+                  highlight=False, markup=False)
     part = f" (shard {opts.shard[0]}/{opts.shard[1]})" if opts.shard else ""
     where = f"; {exec_opts.workers} Ray workers" if exec_opts.kind == "ray" else ""
     err.print(f"climedbench {__version__}: {plan.suite.title}, {len(plan.requests)} items{part} in {n_tasks} tasks "
@@ -203,6 +211,9 @@ def _run(plan: Any, opts: Any, exec_opts: Any, model: str, quiet: bool, json_out
             import asyncio  # on use: importing it costs ~25 ms of every --help
 
             rundir, results, stats = asyncio.run(run_plan(plan, progress=tick, executor=runner))
+    except KeyboardInterrupt:
+        interrupted(plan.out_path, cached=not opts.no_cache)
+        raise typer.Exit(130) from None
     finally:
         runner.close()
     wall = time.perf_counter() - start
@@ -244,6 +255,33 @@ def _shot_source(value: str) -> Literal["dev", "test"]:
     return value  # type: ignore[return-value]
 
 
+def interrupted(out_path: Path | None, cached: bool = True) -> None:
+    """After Ctrl-C: what is saved, and the exact command that resumes (with --out added when it was not given)."""
+    import shlex
+
+    from climedbench.cli import common
+
+    args = list(sys.argv[1:])
+    has_out = any(a == "--out" or a.startswith("--out=") for a in args)
+    if out_path is not None and not has_out:
+        args += ["--out", str(out_path)]
+    command = shlex.join(["climedbench", *args])
+    if out_path is None:
+        err.print(f"interrupted before any answer was saved; to start again:\n  {command}", highlight=False,
+                  markup=False)
+    else:
+        samples = out_path / "samples.jsonl"
+        try:
+            with samples.open("rb") as fh:
+                n = sum(1 for line in fh if line.strip())
+        except OSError:
+            n = 0
+        also = " (and in the response cache)" if cached else ""
+        err.print(f"interrupted: {n} finished item(s) are saved in {samples}{also}; resume with:\n  {command}",
+                  highlight=False, markup=False)
+    common.INTERRUPT_REPORTED = True
+
+
 def _shard(value: str | None) -> tuple[int, int] | None:
     """--shard I/N → (I, N)."""
     if value is None:
@@ -281,15 +319,29 @@ def validate(
     suite: Annotated[str | None, typer.Option(help=SUITE_HELP)] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
-    """Check items: per-task valid counts (test/dev/train) and, for each invalid record, file, line, field and
-    reason."""
+    """Check a suite and its items as `run` would, without calling a model: the suite's tasks, metrics and
+    prompt templates (rendered on one item per task; a choice task's prompt must show its options), then per-task
+    valid counts (test/dev/train) and, for each invalid record, file, line, field and reason."""
     from rich.table import Table
 
-    from climedbench.core.suite import load_suite
+    from climedbench.core.suite import bundled_name, load_suite
+    from climedbench.core.suite_check import check_prompts, check_tasks
     from climedbench.data.loaders import load_items
 
     s = load_suite(suite)
+    check_tasks(s)
     report = load_items(path, s)
+    check_prompts(s, s.tasks, report.items)
+    where = path or "bundled demo set"
+    if not report.problems and not any(i.split == "test" for i in report.items):
+        raise DataError(f"{where}: no test items for any task of {s.title} (only dev/train files?), so "
+                        "`climedbench run` would refuse it; add the test split (files not named dev/train)")
+    found = {i.task for i in report.items} | {p.task for p in report.problems if p.task}
+    empty = [t.code for t in s.tasks if t.code not in found]
+    if empty and bundled_name(suite) is None:  # a suite of one's own: say which of its tasks found no data
+        err.print(f"note: no data for task(s) {', '.join(empty)} in {where} (a file or folder named after the task "
+                  "code or one of its 'files:' names, or records with a 'task' field); `run` leaves them out",
+                  highlight=False, markup=False)
     if json_out:
         print_json(report.as_json(s))
     else:

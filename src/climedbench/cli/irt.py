@@ -70,9 +70,11 @@ def fit_cmd(
     from climedbench.irt.calibrate import fit
     from climedbench.irt.matrix import read_item_map, read_matrix
     from climedbench.outputs import check_output
+    from climedbench.preflight import check_writable_file
 
     try:
         check_output(out, force=force, option="--out")
+        check_writable_file(out, "--out")  # before the fit, not after it
         rm = read_matrix(matrix)
         scen = None
         ks: dict[str, int] | int | None = options_k
@@ -175,10 +177,12 @@ def matrix_cmd(
     try:
         check_output(out, force=force, option="--out")
         check_output(out.with_name(out.stem + ".items.csv"), force=force, option="--out (its item map)")
-        matrix, thresholds, item_map = matrix_from_runs(runs, out)
+        matrix, thresholds, item_map, left_out = matrix_from_runs(runs, out)
     except ClimedError as exc:
         raise _fail(exc) from None
     typer.echo(f"{matrix.n_examinees} examinees × {matrix.n_items} items ({matrix.n_responses} responses) → {out}")
+    for code, why in left_out.items():
+        typer.echo(f"scenario {code} left out of the matrix: {why}", err=True)
     graded = {k: v for k, v in thresholds.items() if v != 0.5}
     if graded:
         typer.echo("thresholds (rescaled to [0, 1]): " + ", ".join(f"{k} {v:.3g}" for k, v in graded.items()))

@@ -15,6 +15,7 @@ from climedbench.cli.common import (
     WORKERS_HELP,
     app,
     csv_list,
+    err,
     executor_options,
     out,
     progress_bar,
@@ -37,25 +38,28 @@ def mps(
     suite: Annotated[str | None, typer.Option(help=SUITE_HELP)] = None,
     tasks: Annotated[str | None, typer.Option(help=TASKS_HELP)] = None,
     scenarios: Annotated[str | None, typer.Option(help="Same as --tasks.")] = None,
-    limit: Annotated[int | None, typer.Option(help="Items per task (0 = all).")] = None,
+    limit: Annotated[int | None, typer.Option(min=0, help="Items per task (0 = all).")] = None,
     roles: Annotated[str | None, typer.Option(help="Role personas, comma-separated (default: every Who role "
                                                    "of the suite).")] = None,
-    max_tokens: Annotated[int, typer.Option(help="Maximum tokens per turn.")] = 512,
+    max_tokens: Annotated[int, typer.Option(min=1, help="Maximum tokens per turn.")] = 512,
     seed: Annotated[int, typer.Option(help="Seed for item sampling and generation.")] = 0,
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible server URL for openai:NAME models.")] = None,
     api_key_env: Annotated[str, typer.Option(help="Environment variable holding the API key.")] = "OPENAI_API_KEY",
-    max_concurrency: Annotated[int, typer.Option(help="Conversations in flight at once.")] = 4,
+    max_concurrency: Annotated[int, typer.Option(min=1, help="Conversations in flight at once.")] = 4,
     cache: Annotated[str | None, typer.Option(help="Response cache file.")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use the response cache.")] = False,
     executor: Annotated[str, typer.Option(help=EXECUTOR_HELP)] = "local",
     ray_address: Annotated[str | None, typer.Option(help=RAY_ADDRESS_HELP)] = None,
-    workers: Annotated[int, typer.Option(help=WORKERS_HELP)] = 2,
-    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
+    workers: Annotated[int, typer.Option(min=1, help=WORKERS_HELP)] = 2,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar (nor the plain progress lines written "
+                                                        "when stderr is not a terminal).")] = False,
 ) -> None:
     """Multi-agent participant synthesis: generation → debate → reflection over ordered model pairs and roles."""
     from climedbench.models.registry import ModelOptions
     from climedbench.mps.synthesis import run_mps
+    from climedbench.preflight import check_writable_dir
 
+    check_writable_dir(out_dir, "--out")  # before any model is loaded
     specs = csv_list(models) or []
     progress, tick = progress_bar(quiet)
     with progress:
@@ -71,3 +75,5 @@ def mps(
               f"{result.failed} missing) in {result.seconds:.0f}s; {result.cache_hits} answers from the cache\n"
               f"  {out_dir / 'matrix.csv'}\n  {out_dir / 'items.csv'}\n  {out_dir / 'transcripts.jsonl'}",
               highlight=False)
+    for code, why in result.left_out.items():
+        err.print(f"scenario {code} left out of the matrix: {why}", highlight=False)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from climedbench.cli.common import SUITE_HELP, TASKS_HELP, csv_list, err, out
+from climedbench.cli.common import SUITE_HELP, TASKS_HELP, csv_list, err, out, positive
 from climedbench.cli.common import app as root
 from climedbench.errors import ConfigError
 
@@ -44,13 +44,13 @@ def create_cmd(
                                                                 "(file or folder) instead of answers.")] = None,
     suite: Annotated[str | None, typer.Option("--suite", help=SUITE_HELP + " (with --items)")] = None,
     raters: Annotated[str, typer.Option("--raters", help="How many raters (3), or their names (ana,bo,chen).")] = "2",
-    per_item: Annotated[int, typer.Option("--per-item", help="Raters per case (K).")] = 2,
+    per_item: Annotated[int, typer.Option("--per-item", min=1, help="Raters per case (K).")] = 2,
     aspects: Annotated[str | None, typer.Option(
         "--aspects", help="Rubric: answer (CliMedBench's 4 aspects, default for runs), item (item review, "
                           "default for --items), usefulness (ClinicBench's 4-point scale), or a rubric YAML.")] = None,
     tasks: Annotated[str | None, typer.Option("--tasks", help=TASKS_HELP + " Runs: default the tasks with "
                                                                            "free-text answers (WTD, …).")] = None,
-    per_task: Annotated[int, typer.Option("--per-task", help="Cases drawn per task, at random (0 = all).")] = 20,
+    per_task: Annotated[int, typer.Option("--per-task", min=0, help="Cases drawn per task, at random (0 = all).")] = 20,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the draw, the assignment and the blinding.")] = 0,
     title: Annotated[str | None, typer.Option("--title", help="Shown to raters (default: the rubric's title).")] = None,
     lang: Annotated[str | None, typer.Option("--lang", help="zh or en (default: the suite's language).")] = None,
@@ -128,7 +128,8 @@ def serve_cmd(
                                 "rate limiting behind a proxy).")] = False,
     failure_limit: Annotated[int, typer.Option(
         "--failure-limit", help="Invalid links a client may try per window before it gets 429.")] = 10,
-    failure_window: Annotated[float, typer.Option("--failure-window", help="That window, in seconds.")] = 600.0,
+    failure_window: Annotated[float, typer.Option(
+        "--failure-window", callback=positive, help="That window, in seconds.")] = 600.0,
 ) -> None:
     """Serve the rating web app until Ctrl-C. Prints its base URL first."""
     from climedbench.apps.rater.app import is_loopback, serve
@@ -213,7 +214,8 @@ def agreement_cmd(
                                                                   "quadratic (interval) or none (nominal).")] = None,
     aspects: Annotated[str | None, typer.Option("--aspects", help="Rubric giving each aspect's scale (default: "
                                                                   "the study's, or the values seen).")] = None,
-    replicates: Annotated[int, typer.Option("--replicates", help="Bootstrap resamples for α's interval.")] = 2000,
+    replicates: Annotated[int, typer.Option(
+        "--replicates", min=1, help="Bootstrap resamples for α's interval.")] = 2000,
     seed: Annotated[int, typer.Option("--seed")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON: {aspect: {alpha, lower, upper, n_items, "
                                                          "n_raters, level, reason, kappa, models}}; alpha is null "
@@ -275,7 +277,8 @@ def analyze_cmd(
                                                         "index.json when there is one.")] = Path("analyses"),
     aspects: Annotated[str | None, typer.Option("--aspects", help="Rubric giving each aspect's scale.")] = None,
     level: Annotated[str | None, typer.Option("--level", help="ordinal (default), interval or nominal.")] = None,
-    replicates: Annotated[int, typer.Option("--replicates", help="Bootstrap resamples for the intervals.")] = 2000,
+    replicates: Annotated[int, typer.Option(
+        "--replicates", min=1, help="Bootstrap resamples for the intervals.")] = 2000,
     seed: Annotated[int, typer.Option("--seed")] = 0,
     quiet: Annotated[bool, typer.Option("--quiet", help="Do not print the table.")] = False,
 ) -> None:

@@ -90,7 +90,9 @@ class PromptSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     system: str | None = None
     instruction: str = ""
-    template: str = "{{ instruction }}\n{{ input }}\n\n{{ answer_format }}"
+    # The options are listed unless the input already holds them (CliMedBench's items do): same text as before then.
+    template: str = ("{{ instruction }}\n{{ input }}\n{% if options and not options_shown %}{{ options }}\n{% endif %}"
+                     "\n{{ answer_format }}")
     answer_format: str = ""
     cot: str | None = None
     logprob: str | None = None

@@ -4,10 +4,13 @@ Binary metrics (accuracy) are already 0/1. Graded metrics (Kendall's τ, ROUGE, 
 are binarised per task:
 
 1. rescale to [0, 1]: signed scores (τ) → (τ + 1) / 2; the others are clipped to [0, 1];
-2. choose the threshold t, among the observed values, for which the share of responses ≥ t is closest
-   to the mean of the rescaled scores (pooled over all examinees of the matrix): the binary mean then
-   equals the graded mean, so a predicted proportion p maps back to the metric's scale
-   (τ = 2p − 1; ROUGE-1 and similarity = p).
+2. choose the threshold t, among the observed values above the scenario's lowest one, for which the share
+   of responses ≥ t is closest to the mean of the rescaled scores (pooled over all examinees of the matrix):
+   the binary mean then tracks the graded mean, so a predicted proportion p maps back to the metric's scale
+   (τ = 2p − 1; ROUGE-1 and similarity = p). The lowest observed score is always 0 (wrong) and the highest
+   always 1, so binarisation cannot turn a scenario answered all wrong into all right;
+3. a graded scenario whose responses all have the same score (every answer scored 0, say) has no threshold
+   that tells good answers from bad ones: it is flagged and left out of the matrix (`Binarized.left_out`).
 
 The threshold and transform of every item are written to the item map next to the matrix, and an
 adaptive test reads them to score a new model's answers the same way.
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import csv
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -47,12 +51,16 @@ def unscale(p: float, transform: str) -> float:
 
 
 def mean_preserving_threshold(values: Sequence[float]) -> float:
-    """The observed value t whose share of values >= t is closest to the mean (ties: the larger t)."""
+    """The observed value t, above the smallest one, whose share of values >= t is closest to the mean (ties: the
+    larger t); the smallest value itself only when every value is the same (a constant scenario: see
+    `binarize_scores`, which leaves those out)."""
     v = np.sort(np.asarray(values, dtype=np.float64))
     if v.size == 0:
         return 0.5
     target = float(v.mean())
     candidates = np.unique(v)
+    if candidates.size > 1:
+        candidates = candidates[1:]  # the lowest score is never 'correct'
     shares = np.array([np.mean(v >= t) for t in candidates])
     best = np.abs(shares - target)
     return float(candidates[np.flatnonzero(best == best.min())[-1]])
@@ -65,24 +73,45 @@ def binarize(score: float, transform: str, threshold: float) -> float:
     return 1.0 if rescale(score, transform) >= threshold else 0.0
 
 
-def binarize_matrix(scores: np.ndarray, scenarios: Sequence[str], suite: Suite
-                    ) -> tuple[np.ndarray, dict[str, float]]:
-    """Graded (examinees × items) scores → 1/0/NaN with one mean-preserving threshold per scenario."""
-    out = np.full(scores.shape, np.nan)
+@dataclass
+class Binarized:
+    """A binarised matrix: the kept columns' 1/0/NaN values, their indices in the graded matrix, the threshold of
+    each kept scenario, and the scenarios left out with the reason."""
+
+    data: np.ndarray
+    keep: list[int]
+    thresholds: dict[str, float]
+    left_out: dict[str, str] = field(default_factory=dict)
+
+
+def binarize_scores(scores: np.ndarray, scenarios: Sequence[str], suite: Suite) -> Binarized:
+    """Graded (examinees × items) scores → 1/0/NaN with one threshold per scenario; constant graded scenarios
+    are left out (their columns dropped)."""
     thresholds: dict[str, float] = {}
+    left_out: dict[str, str] = {}
     by_scenario: dict[str, list[int]] = {}
     for j, code in enumerate(scenarios):
         by_scenario.setdefault(code, []).append(j)
+    out = np.full(scores.shape, np.nan)
     for code, cols in by_scenario.items():
         transform = transform_of(suite.task(code).metric)
         block = scores[:, cols]
         seen = ~np.isnan(block)
-        thresholds[code] = 0.5 if transform == "identity" else mean_preserving_threshold(
-            [rescale(x, transform) for x in block[seen]])
+        if transform != "identity":
+            scaled = [rescale(x, transform) for x in block[seen]]
+            if len(set(scaled)) <= 1:
+                value = f"{block[seen][0]:g}" if scaled else "none"
+                left_out[code] = (f"every response scored the same ({value} on {suite.task(code).metric}), so no "
+                                  "threshold tells better answers from worse")
+                continue
+            thresholds[code] = mean_preserving_threshold(scaled)
+        else:
+            thresholds[code] = 0.5
         vals = np.full(block.shape, np.nan)
         vals[seen] = [binarize(x, transform, thresholds[code]) for x in block[seen]]
         out[:, cols] = vals
-    return out, thresholds
+    keep = [j for j, code in enumerate(scenarios) if code not in left_out]
+    return Binarized(out[:, keep], keep, thresholds, left_out)
 
 
 def write_item_map(path: Path, items: Sequence[tuple[str, str, int]], suite: Suite,

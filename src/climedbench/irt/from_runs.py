@@ -8,16 +8,21 @@ import numpy as np
 
 from climedbench.core.suite import Suite
 from climedbench.errors import DataError
-from climedbench.irt.binarize import binarize_matrix, write_item_map
+from climedbench.irt.binarize import binarize_scores, write_item_map
 from climedbench.irt.matrix import ResponseMatrix, write_matrix
 from climedbench.rescore import items_of_run, suite_of_run
 from climedbench.rundir import RunDir, iter_samples
 
 
-def matrix_from_runs(run_dirs: list[Path], out: Path) -> tuple[ResponseMatrix, dict[str, float], Path]:
-    """Write MATRIX (csv or parquet) and MATRIX.items.csv; failed requests are left missing."""
+def matrix_from_runs(run_dirs: list[Path], out: Path
+                     ) -> tuple[ResponseMatrix, dict[str, float], Path, dict[str, str]]:
+    """Write MATRIX (csv or parquet) and MATRIX.items.csv; failed requests are left missing. Returns the matrix,
+    the threshold per scenario, the item map's path and the scenarios left out (constant graded scores) with why."""
+    from climedbench.preflight import check_writable_file
+
     if not run_dirs:
         raise DataError("give at least one run directory")
+    check_writable_file(out, "--out")
     suite: Suite | None = None
     rows: dict[str, dict[str, float]] = {}
     scenario_of: dict[str, str] = {}
@@ -57,9 +62,12 @@ def matrix_from_runs(run_dirs: list[Path], out: Path) -> tuple[ResponseMatrix, d
     for i, row in enumerate(rows.values()):
         for uid, value in row.items():
             scores[i, col[uid]] = value
-    binary, thresholds = binarize_matrix(scores, [scenario_of[u] for u in items], suite)
-    matrix = ResponseMatrix(list(rows), items, binary)
+    b = binarize_scores(scores, [scenario_of[u] for u in items], suite)
+    if not b.keep:
+        raise DataError("every scenario was left out: " + "; ".join(f"{k}: {v}" for k, v in b.left_out.items()))
+    kept = [items[j] for j in b.keep]
+    matrix = ResponseMatrix(list(rows), kept, b.data)
     write_matrix(out, matrix)
     item_map = out.with_name(out.stem + ".items.csv")
-    write_item_map(item_map, [(u, scenario_of[u], options_of.get(u, 0)) for u in items], suite, thresholds)
-    return matrix, thresholds, item_map
+    write_item_map(item_map, [(u, scenario_of[u], options_of.get(u, 0)) for u in kept], suite, b.thresholds)
+    return matrix, b.thresholds, item_map, b.left_out

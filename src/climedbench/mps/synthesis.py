@@ -28,7 +28,7 @@ from climedbench.core.suite import Names, Suite
 from climedbench.core.types import Item
 from climedbench.errors import ConfigError
 from climedbench.executors import ExecutorOptions
-from climedbench.irt.binarize import binarize_matrix, write_item_map
+from climedbench.irt.binarize import binarize_scores, write_item_map
 from climedbench.irt.matrix import ResponseMatrix, write_matrix
 from climedbench.limits import Budget, Prices, RateLimiter
 from climedbench.models.base import Backend, Completion, GenParams, Message
@@ -95,6 +95,7 @@ class MpsResult:
     failed: int
     seconds: float
     thresholds: dict[str, float] = field(default_factory=dict)
+    left_out: dict[str, str] = field(default_factory=dict)  # scenarios left out of the matrix, with why
 
 
 def _role_name(suite: Suite, role: str) -> str:
@@ -273,18 +274,21 @@ async def synthesize(items: list[Item], suite: Suite, backends: Mapping[str, Bac
                     cache.close()
     finally:
         transcripts.close()
-    matrix, thresholds = binarize_matrix(raw_scores, [i.task for i in items], suite)
+    binary = binarize_scores(raw_scores, [i.task for i in items], suite)
+    thresholds = binary.thresholds
+    kept = [items[j] for j in binary.keep]
     ids = [e.id for e in examinees]
-    result_matrix = ResponseMatrix(ids, [i.uid for i in items], matrix)
+    result_matrix = ResponseMatrix(ids, [i.uid for i in kept], binary.data)
     write_matrix(out / "matrix.csv", result_matrix)
-    write_item_map(out / "items.csv", [(i.uid, i.task, len(i.options)) for i in items], suite, thresholds)
+    write_item_map(out / "items.csv", [(i.uid, i.task, len(i.options)) for i in kept], suite, thresholds)
     write_json_atomic(out / "mps.json", {
         "models": {n: b.fingerprint for n, b in backends.items()}, "roles": roles,
-        "examinees": [e.__dict__ for e in examinees], "items": len(items), "generation": params.as_dict(),
+        "examinees": [e.__dict__ for e in examinees], "items": len(kept), "left_out": binary.left_out,
+        "generation": params.as_dict(),
         "suite": suite.suite, "requests_sent": stats.requested, "cache_hits": stats.cache_hits,
         "seconds": round(time.perf_counter() - start, 2)})
     return MpsResult(result_matrix, out, examinees, stats.cache_hits, int(np.count_nonzero(np.isnan(raw_scores))),
-                     time.perf_counter() - start, thresholds)
+                     time.perf_counter() - start, thresholds, binary.left_out)
 
 
 async def _on_workers(executor: Any, units: list[tuple[int, Item, str, str]], record: Callable[[Conversation], None],
