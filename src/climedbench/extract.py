@@ -113,7 +113,8 @@ def clean_response(text: str) -> str | None:
     t = stripped.translate(_FULLWIDTH_TABLE)
     t = unicodedata.normalize("NFC", t)
     t = re.sub(r"\\boxed\s*\{\s*(?:\\text(?:bf)?\s*\{)?\s*([^{}]*?)\s*\}?\s*\}", r" 答案: \1 ", t)
-    t = re.sub(r"\\text(?:bf)?\s*\{([^{}]*)\}", r"\1", t)
+    # "\\text{B}", "\\mathrm{(A, D)}": the letters inside a LaTeX font command.
+    t = re.sub(r"\\(?:text(?:bf|rm|it)?|math(?:rm|bf|it|sf|tt)|operatorname)\s*\{([^{}]*)\}", r"\1", t)
     t = re.sub(r"\\(?:long)?(?:right|Right)arrow|\\to\b", "→", t)
     t = re.sub(r"\*\*|__|`+|~~|\$", "", t)
     t = re.sub(r"^\s{0,3}#{1,6}\s*", "", t, flags=re.M)
@@ -181,7 +182,9 @@ _CONCAT = rf"{_LETTER}+(?:[ \t]*(?:和|及|与|以及|(?i:and))[ \t]*{_LETTER})?
 _LETTER_RUN = (rf"{_NOT_BEFORE}{_OPEN}?\s*({_LETTER}(?:项(?={_SEPARATED}))?{_PAREN}?(?:{_CONCAT}|{_SEPARATED})?)"
                rf"[ \t]*{_CLOSE}?{_NOT_AFTER}")
 _AFTER_MARKER = (r"(?:是|为|有|包括|应为|应该是|就是|还是|仍是|仍然是|应修正为|修正为|更正为|改为|选项|选|项|"
-                 r"[:：=]|】|\]|→|->|—|–|-(?!\s*\d)|\"|(?i:options?|is|would be)|\s)*")
+                 r"[:：=]|】|\]|→|->|—|–|-(?!\s*\d)|\"|(?i:options?|is|would be)|\s|"
+                 # "the answer is most likely C": the reader's answer is C (a hedge between letters is read below).
+                 r"(?i:(?:most )?(?:likely|probably)(?: to be)?(?=\s)))*")
 # Case-insensitive only where English words are matched: option letters are capitals.
 _MARKER_RE = re.compile(rf"(?:{_MARKERS_ZH}|(?i:{_MARKERS_EN}))\s*{_AFTER_MARKER}\s*{_LETTER_RUN}")
 # "B 正确", "选项B是正确的", "B项最合适", "ABC均正确", "A、B、D三项正确", "只有D符合题意", "option B is correct",
@@ -452,6 +455,16 @@ def _letters_in(run: str) -> list[str]:
 _LABELLED_ITEM = re.compile(rf"(?:和|及|与|(?i:and)\s+)?{_OPEN}?({_LETTER}){_CLOSE}?\s*[.、:：)]?\s*\S")
 
 
+# Two options written out with their labels and joined as one answer: "C) Resorption of alveolar ridge and D) Widening
+# of P.D ligament", "B) Cocaine or D) Ecstasy", "A. 感染和C. 血栓" (not "D，理由如下：A项……").
+_LABEL = rf"{_NOT_BEFORE}{_OPEN}?{_LETTER}(?:{_CLOSE}|\s*[.:：])"
+_TWO_LABELLED = re.compile(
+    rf"{_OPEN}?({_LETTER})(?:{_CLOSE}|\s*[.:：])[ \t]*(?:(?!{_LABEL})[^\n;；。,，:：]){{1,80}}?"
+    rf"(?:[ \t]+(?i:and|or)[ \t]+|[ \t]*(?:和|或|及|与)[ \t]*)"
+    rf"{_OPEN}?({_LETTER})(?:{_CLOSE}|\s*[.:：])[ \t]*[^\s.。]"
+)
+
+
 def _labelled_list(text: str, start: int) -> list[str]:
     """Letters of options written out one after another on the answer's line: "正确答案：A. 感染；C. 血栓；D. 肾损伤",
     "Answers: (A) Furosemide; (C) Spironolactone" ([] unless every segment opens with its own option label)."""
@@ -497,6 +510,9 @@ def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None, m
             letters = letters[:1]  # "所以选B，C也可以作为辅助": B is the answer, C an aside
         if multi and len(letters) == 1:
             letters = _labelled_list(text, m.start(1)) or letters
+        elif len(letters) == 1 and (pair := _TWO_LABELLED.match(text, m.start(1))) and \
+                not _NEGATED_CLAUSE.search(text, pair.start(), pair.end() + 20):
+            letters = [pair.group(1), pair.group(2)]  # "the answer is C) Heparin or D) Tranexamic acid": no answer
         if letters:
             add(m.start(), letters, m.start(1))
     for m in _POSITIVE_RE.finditer(text):
@@ -581,7 +597,7 @@ def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None, m
 # them that disagree: a correction ("不对，应选C", "wait, actually D"). Without one, the response contradicts itself.
 _STRONG_ANSWER = re.compile(
     rf"(?:最终答案|正确答案|(?<![错误考])答案|本题(?:应)?选|故选|(?i:final answer|the answer is|answer\s*:))"
-    rf"\s*(?:是|为|应为|[:：]|\s)*"
+    rf"\s*(?:是|为|应为|[:：]|】|\s)*"
     rf"{_LETTER_RUN}"
 )
 _CORRECTION = re.compile(
@@ -790,6 +806,15 @@ def _fuzzy_named(sentence: str, option_texts: dict[str, str]) -> str | None:
 _EXCEPTION_CLAUSE = re.compile(r"不包括|不属于|不包含|除外|例外|(?i:\bexcept\b|\bnot (?:a|an|one of)\b)")
 
 
+_JOINED = re.compile(r"(?:andalso|aswellas|and|or|和|或|或者|及|以及|与|/|、|&|\+)")
+
+
+def _joined_option(rest: str, others: dict[str, str]) -> bool:
+    """`rest` (folded text right after a chosen option's text) joins another option's text to it ("…andraekosealer")."""
+    m = _JOINED.match(rest)
+    return bool(m) and any(rest[m.end():].startswith(v) for v in others.values())
+
+
 def _by_option_text(text: str, option_texts: dict[str, str], multi: bool = False) -> str | None:
     """The option(s) whose text the conclusion names: the last sentence naming any option, read clause
     by clause, skipping clauses that reject what they name; an option named in other words counts when it is
@@ -807,7 +832,11 @@ def _by_option_text(text: str, option_texts: dict[str, str], multi: bool = False
             chosen = {k for k, v in norm.items() if v in flat and _CHOOSING_VERB.search(flat[: flat.rindex(v)][-12:])}
             chosen = {k for k in chosen if not any(k != o and norm[k] in norm[o] for o in chosen)}
             if len(chosen) == 1 and not _NEGATED_CLAUSE.search(sentence):
-                return chosen.pop()
+                k = chosen.pop()
+                rest = flat[flat.rindex(norm[k]) + len(norm[k]):]
+                if _joined_option(rest, {o: v for o, v in norm.items() if o != k}):
+                    return None  # "the answer is Real seal and Raeko sealer": two options chosen, so none
+                return k
     for sentence in reversed(sentences):
         if not sentence.strip():
             continue
@@ -837,6 +866,29 @@ def _by_option_text(text: str, option_texts: dict[str, str], multi: bool = False
             return excepted.pop()
         chosen = {k for k in named if _ANSWER_VERB.search(bare[: bare.rindex(norm[k])][-6:])}
         return chosen.pop() if len(chosen) == 1 else None
+    return None if multi else _misspelt_answer(sentences, norm)
+
+
+# What a closing answer phrase names, in folded text: "answeris", "答案是".
+_ANSWER_PHRASE = re.compile(r"(?:答案是|答案为|答案[:：]|首选|应选|(?i:answeris|answer:|answerwouldbe))")
+
+
+def _misspelt_answer(sentences: list[str], norm: dict[str, str]) -> str | None:
+    """The option a closing "the answer is …" names with a slip of spelling ("chloroform" for the option
+    "Choloroform"): the whole phrase after the answer verb, in the last sentence, matches one option's folded text
+    with a similarity ratio of at least 0.85 and no other option's within 0.25 of it."""
+    from difflib import SequenceMatcher
+
+    last = next((x for x in reversed(sentences) if x.strip()), "")
+    flat = re.sub(r"[\s,，\"'“”]+", "", last).lower()
+    verbs = list(_ANSWER_PHRASE.finditer(flat))
+    phrase = flat[verbs[-1].end():].strip(".。;；:：") if verbs else ""
+    if not 4 <= len(phrase) <= 60 or _NEGATED_CLAUSE.search(last):
+        return None
+    ratios = sorted(((SequenceMatcher(None, phrase, v, autojunk=False).ratio(), k) for k, v in norm.items()),
+                    reverse=True)
+    if ratios[0][0] >= 0.85 and (len(ratios) < 2 or ratios[0][0] - ratios[1][0] >= 0.25):
+        return ratios[0][1]
     return None
 
 
@@ -993,8 +1045,10 @@ def _read_choice(response: str, options: str, *, multi: bool = False,
     if t and (t.group(1) or t.group(2)).upper() in valid:
         return Extraction((t.group(1) or t.group(2)).upper(), "trailing_letter")
     if option_texts:
-        # When the response first lists the options, only what it says after the list can name its answer.
-        tail = text[_echo_end(text):] if echoed else text
+        # When the response lists the options (first, or one by one to discuss each), only what it says after the
+        # last option line can name its answer: an option's own line is no choice of it.
+        walked = len({m.group(1) for m in re.finditer(rf"(?m)^{_OPTION_LINE}", text)} & set(valid)) >= 3
+        tail = text[_echo_end(text):] if echoed or walked else text
         found = _by_option_text(tail, {k: v for k, v in option_texts.items() if k in valid}, multi)
         if found:
             return Extraction(found, "option_text")
