@@ -363,7 +363,13 @@ _SECOND_ENDORSED = re.compile(
     rf"[,;]\s*(?:(?i:as is|and so is)\s+(?i:option\s+)?([A-Z]){_NOT_AFTER}|"
     rf"(?i:and)\s+(?i:option\s+)?([A-Z]){_NOT_AFTER}\s+(?i:too|as well))\s*(?:[.;!]|$)|"
     rf"{_NOT_BEFORE}([A-Z]){_NOT_AFTER}\s+(?i:and|or)\s+([A-Z]){_NOT_AFTER}\s+(?i:are|would be)\s+(?i:both|equally)\s+"
-    r"(?i:correct|right|appropriate|acceptable|valid|true)\b"
+    r"(?i:correct|right|appropriate|acceptable|valid|true)\b|"
+    # A second option left open beside the answer: "B, but it could also be D", "D is also possible", "也可能是D".
+    rf"(?i:\b(?:could|might|may|can)\s+(?:also|equally)\s+be)\s+(?i:option\s+)?\(?([A-Z])\)?{_NOT_AFTER}"
+    r"(?=\s*(?:[.;!,]|$))|"
+    rf"{_NOT_BEFORE}\(?([A-Z])\)?{_NOT_AFTER}(?:\s*\([^()\n]{{2,40}}\))?\s+(?i:is\s+also\s+(?:a\s+)?"
+    r"(?:possible|possibility|plausible|likely)(?:\s+(?:answer|option|choice))?)(?=\s*(?:[.;!]|$))|"
+    rf"{_NOT_BEFORE}([A-Z]){_NOT_AFTER}(?:项|选项)?\s*也\s*(?:有)?可能|也(?:有)?可能(?:是|选|为)\s*([A-Z]){_NOT_AFTER}"
 )
 
 
