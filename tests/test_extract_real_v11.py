@@ -20,6 +20,8 @@ COT = "Let's think step by step. The pupils are dilated and the patient is sweat
     # Controls: the same slot twice, and a slot corrected in between.
     ("（1）【解析】……<eoe>\n【答案】: B <eoa>\n（2）【解析】……<eoe>\n【答案】: B <eoa>", "B"),
     ("【解析】初看【答案】A，但仔细分析，应选C。\n【答案】C <eoa>", "C"),
+    # Control: an answer in the analysis, then the answer slot: the slot is the commitment.
+    ("【解析】……因此答案为A。\n【答案】B <eoa>", "B"),
 ])
 def test_several_answer_slots_disagreeing_are_no_answer(response, expected):
     assert extract_choice(response, "ABCD").answer == expected
@@ -46,6 +48,8 @@ def test_letters_in_latex_font_commands(response, multi, expected):
     (COT + "B, but D is also possible.", None),
     (COT + "B. D is also a possibility.", None),
     ("答案是B，也可能是D。", None),
+    (COT + "B) Cocaine. However, D) Ecstasy could also cause these symptoms.", None),
+    (COT + "B) Cocaine\n\nD) Ecstasy is also a possibility.", None),
     # Controls: a second option named and rejected, or said to be reasonable but set aside.
     (COT + "most likely B, not D.", "B"),
     ("I'd go with B, though C is also a reasonable thought, it is not first-line.", "B"),
@@ -60,13 +64,19 @@ def test_hedging_adverbs_and_second_options_left_open(response, expected):
     (COT + "B) Cocaine or D) Ecstasy.", None),
     (COT + "(B) Cocaine or (D) Ecstasy.", None),
     ("答案：A. 海洛因和C. 大麻", None),
+    (COT + "A) and B).", None),
+    (COT + "A), B), C), and D).", None),
+    (COT + ":\n\nB) Cocaine\nD) Ecstasy", None),
     # Two option texts joined, with no letters.
     (COT + "Cocaine and Ecstasy.", None),
     (COT + "Cocaine or Ecstasy.", None),
+    (COT + "Cocaine, Ecstasy.", None),
     # Controls: one labelled option, then others rejected or discussed.
     (COT + "B) Cocaine, not D) Ecstasy.", "B"),
     (COT + "C. A) is wrong and B) is not ideal.", "C"),
     (COT + "D) Ecstasy.", "D"),
+    (COT + ":\n\nB) Cocaine", "B"),
+    (COT + "B) Cocaine and amphetamines.", "B"),
     (COT + "Ecstasy.", "D"),
 ])
 def test_two_options_joined_as_one_answer(response, expected):
@@ -105,3 +115,10 @@ WALK = ("【解析】\nA. 海洛因：" + "阿片类中毒时瞳孔缩小，呼�
 ])
 def test_option_lines_of_a_walk_through_are_not_a_choice(response, expected):
     assert extract_choice(response, "ABCD", option_texts=DRUGS_ZH).answer == expected
+
+
+def test_a_further_question_the_model_invents_is_not_read():
+    # A completion model that goes on with a new "Q: … A) …" of its own: only its answer to this question counts.
+    response = (COT + "B.\n\nQ: A 45-year-old man has chest pain. What is the diagnosis?\nA) Angina\nB) Reflux\n"
+                "C) Pericarditis\nD) Infarction\n\nA: Let's think step by step. The answer is C.")
+    assert extract_choice(response, "ABCD").answer == "B"

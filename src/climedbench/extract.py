@@ -367,8 +367,13 @@ _SECOND_ENDORSED = re.compile(
     # A second option left open beside the answer: "B, but it could also be D", "D is also possible", "也可能是D".
     rf"(?i:\b(?:could|might|may|can)\s+(?:also|equally)\s+be)\s+(?i:option\s+)?\(?([A-Z])\)?{_NOT_AFTER}"
     r"(?=\s*(?:[.;!,]|$))|"
-    rf"{_NOT_BEFORE}\(?([A-Z])\)?{_NOT_AFTER}(?:\s*\([^()\n]{{2,40}}\))?\s+(?i:is\s+also\s+(?:a\s+)?"
-    r"(?:possible|possibility|plausible|likely)(?:\s+(?:answer|option|choice))?)(?=\s*(?:[.;!]|$))|"
+    rf"{_NOT_BEFORE}\(?([A-Z])\)?{_NOT_AFTER}(?:\s*\([^()\n]{{2,40}}\)|(?<=\))[ \t]+[^\n.;,()]{{1,40}}?)?\s+"
+    r"(?i:is\s+also\s+(?:a\s+)?(?:possible|possibility|plausible|likely)(?:\s+(?:answer|option|choice))?)"
+    r"(?=\s*(?:[.;!]|$))|"
+    # "However, D) Ecstasy could also cause these symptoms": an option, written as a label, left open.
+    rf"(?:{_NOT_BEFORE}\(([A-Z])\)|{_NOT_BEFORE}([A-Z])\)|(?i:option)\s+([A-Z]){_NOT_AFTER})"
+    r"(?:[ \t]+[^\n.;,()]{1,40}?)?\s+"
+    r"(?i:(?:could|might|may|can)\s+also\s+(?:be\b|cause|explain|fit|account|present|produce|work))|"
     rf"{_NOT_BEFORE}([A-Z]){_NOT_AFTER}(?:项|选项)?\s*也\s*(?:有)?可能|也(?:有)?可能(?:是|选|为)\s*([A-Z]){_NOT_AFTER}"
 )
 
@@ -442,8 +447,8 @@ _ORDINAL = re.compile(r"第\s*([一二三四五六七八])\s*(?:份|个|项|种|
 _ORDINALS = "一二三四五六七八"
 # A small model that goes on to invent and answer further numbered questions.
 _NEXT_QUESTION = re.compile(
-    r"\n\s*(?:\d+\s*[.、)）]|第\s*\d+\s*题|下一题|问题\s*\d*\s*[:：]?|题目\s*[:：]|(?i:question)\s*\d*\s*[:：]?)"
-    r"[^\n]*\n(?:[^\n]*\n)?\s*A\s*[.、:：]"
+    r"\n\s*(?:\d+\s*[.、)）]|第\s*\d+\s*题|下一题|问题\s*\d*\s*[:：]?|题目\s*[:：]|(?i:question)\s*\d*\s*[:：]?|"
+    r"Q\s*[:：])[^\n]*\n(?:[^\n]*\n)?\s*\(?A\s*[.、:：)]"
 )
 
 
@@ -465,9 +470,9 @@ _LABELLED_ITEM = re.compile(rf"(?:和|及|与|(?i:and)\s+)?{_OPEN}?({_LETTER}){_
 # of P.D ligament", "B) Cocaine or D) Ecstasy", "A. 感染和C. 血栓" (not "D，理由如下：A项……").
 _LABEL = rf"{_NOT_BEFORE}{_OPEN}?{_LETTER}(?:{_CLOSE}|\s*[.:：])"
 _TWO_LABELLED = re.compile(
-    rf"{_OPEN}?({_LETTER})(?:{_CLOSE}|\s*[.:：])[ \t]*(?:(?!{_LABEL})[^\n;；。,，:：]){{1,80}}?"
-    rf"(?:[ \t]+(?i:and|or)[ \t]+|[ \t]*(?:和|或|及|与)[ \t]*)"
-    rf"{_OPEN}?({_LETTER})(?:{_CLOSE}|\s*[.:：])[ \t]*[^\s.。]"
+    rf"{_OPEN}?({_LETTER})(?:{_CLOSE}|\s*[.:：])[ \t]*(?:(?!{_LABEL}|[.!?]\s)[^\n;；。,，:：]){{0,80}}?"
+    rf"(?:[ \t]*[,，][ \t]*(?:(?i:and|or)[ \t]+)?|[ \t]+(?i:and|or)[ \t]+|[ \t]*(?:和|或|及|与)[ \t]*)"
+    rf"{_OPEN}?({_LETTER})(?:{_CLOSE}|\s*[.:：])(?=[ \t]*[^\s.。]|[ \t]*[.。]?[ \t]*(?:\n|$))"
 )
 
 
@@ -516,9 +521,12 @@ def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None, m
             letters = letters[:1]  # "所以选B，C也可以作为辅助": B is the answer, C an aside
         if multi and len(letters) == 1:
             letters = _labelled_list(text, m.start(1)) or letters
-        elif len(letters) == 1 and (pair := _TWO_LABELLED.match(text, m.start(1))) and \
-                not _NEGATED_CLAUSE.search(text, pair.start(), pair.end() + 20):
+        elif len(letters) == 1 and (pair := _TWO_LABELLED.match(text, m.start(1))) and not _NEGATED_CLAUSE.search(
+                text[pair.start():pair.end()] + re.split(r"[,.;，。；\n]", text[pair.end():], maxsplit=1)[0]):
             letters = [pair.group(1), pair.group(2)]  # "the answer is C) Heparin or D) Tranexamic acid": no answer
+        elif len(letters) == 1 and not multi and not text[text.rfind("\n", 0, m.start(1)) + 1:m.start(1)].strip(
+                " \t([【") and (second := _next_option_line(text[m.start(1):], letters[0], valid)):
+            letters = [letters[0], second]  # "the answer is:\n\nB) Cocaine\nD) Ecstasy": two answers, so none
         if letters:
             add(m.start(), letters, m.start(1))
     for m in _POSITIVE_RE.finditer(text):
@@ -615,12 +623,14 @@ _CORRECTION = re.compile(
 
 
 def _self_contradiction(text: str, valid: str) -> bool:
-    """Two strong answer statements that disagree, with no correction between them."""
-    strong = [(m.start(), m.end(), "".join(sorted(set(_letters_in(m.group(1))))))
+    """Two strong answer statements that disagree, with no correction between them. An answer slot ("【答案】B") after
+    an answer in the analysis is the response's commitment; two slots that disagree ("(1)…【答案】A (2)…【答案】D",
+    answers to sub-questions the model invented) contradict each other."""
+    strong = [(m.start(), m.end(), "".join(sorted(set(_letters_in(m.group(1))))), text[m.start() - 1:m.start()] == "【")
               for m in _STRONG_ANSWER.finditer(text)]
     strong = [x for x in strong if x[2] and all(c in valid for c in x[2])]
-    return any(a != b and not _CORRECTION.search(text, p1, e2)
-               for (p1, _, a), (_, e2, b) in itertools.pairwise(strong))
+    return any(a != b and not _CORRECTION.search(text, p1, e2) and (slot1 or not slot2)
+               for (p1, _, a, slot1), (_, e2, b, slot2) in itertools.pairwise(strong))
 
 
 _ODD_STATEMENT = re.compile(rf"(?:{_ODD_MARKERS_ZH}|(?i:{_ODD_MARKERS_EN}))\s*{_AFTER_MARKER}\s*{_LETTER_RUN}")
@@ -812,11 +822,12 @@ def _fuzzy_named(sentence: str, option_texts: dict[str, str]) -> str | None:
 _EXCEPTION_CLAUSE = re.compile(r"不包括|不属于|不包含|除外|例外|(?i:\bexcept\b|\bnot (?:a|an|one of)\b)")
 
 
-_JOINED = re.compile(r"(?:andalso|aswellas|and|or|和|或|或者|及|以及|与|/|、|&|\+)")
+_JOINED = re.compile(r"(?:andalso|aswellas|and|or|和|或|或者|及|以及|与|/|、|&|\+)?")
 
 
 def _joined_option(rest: str, others: dict[str, str]) -> bool:
-    """`rest` (folded text right after a chosen option's text) joins another option's text to it ("…andraekosealer")."""
+    """`rest` (folded text right after a chosen option's text) joins another option's text to it ("…andraekosealer",
+    "…ecstasy" from "Cocaine, Ecstasy")."""
     m = _JOINED.match(rest)
     return bool(m) and any(rest[m.end():].startswith(v) for v in others.values())
 
@@ -918,12 +929,13 @@ def _marked_options(text: str, option_texts: dict[str, str]) -> str | None:
     return "".join(sorted(ticked)) if ticked else None
 
 
-def _second_option_line(text: str, first: str, valid: str) -> bool:
-    """The line after an opening option line is another option's line (or its letter alone), not rejecting it: two
-    answers given."""
+def _next_option_line(text: str, first: str, valid: str) -> str | None:
+    """The letter of the line after an option line, when it is another option's line (or its letter alone) that does
+    not reject it: two answers given."""
     m = re.match(rf"\s*[^\n]*\n\s*{_OPEN}?({_LETTER}){_CLOSE}?"
                  r"(?:[ \t]*[.、:：)][ \t]*([^\n]*)|[ \t]*[.。]?[ \t]*(?=\n|$))", text)  # "B. …\nD. …", "B\nD"
-    return bool(m and m.group(1) != first and m.group(1) in valid and not _NEGATED_CLAUSE.search(m.group(2) or ""))
+    ok = m and m.group(1) != first and m.group(1) in valid and not _NEGATED_CLAUSE.search(m.group(2) or "")
+    return m.group(1) if ok else None
 
 
 def _echo_end(text: str) -> int:
@@ -1022,7 +1034,7 @@ def _read_choice(response: str, options: str, *, multi: bool = False,
     m = _STANDALONE_START.match(text)
     if m and _NEGATION_AFTER.match(text[m.end(1):]):
         m = None  # "A项不符合。……": the response opens by rejecting A
-    if m and not multi and _second_option_line(text, m.group(1).upper(), valid):
+    if m and not multi and _next_option_line(text, m.group(1).upper(), valid):
         return Extraction(None, "second_option_endorsed")  # "B. Ceftriaxone\nD. Azithromycin"
     if m and m.group(1).upper() in valid and not echoed:
         if multi:
