@@ -122,3 +122,20 @@ def test_a_further_question_the_model_invents_is_not_read():
     response = (COT + "B.\n\nQ: A 45-year-old man has chest pain. What is the diagnosis?\nA) Angina\nB) Reflux\n"
                 "C) Pericarditis\nD) Infarction\n\nA: Let's think step by step. The answer is C.")
     assert extract_choice(response, "ABCD").answer == "B"
+
+
+NOTA = {"A": "Heroin", "B": "Cocaine", "C": "Cannabis", "D": "None of the above"}
+
+
+@pytest.mark.parametrize("response, texts, expected", [
+    # The letter given with another option's text, or with "none of the above" that is not its text: the model's
+    # options are not the item's, so the letter is not trusted.
+    (COT + "B) Ecstasy.", DRUGS, None),
+    (COT + "D) None of the above.", DRUGS, None),
+    # Controls: the letter with its own text, and a letter that does not exist quoting an option's text.
+    (COT + "D) Ecstasy.", DRUGS, "D"),
+    (COT + "D) None of the above.", NOTA, "D"),
+    (COT + "E, 'None of the Above'.", NOTA, "D"),
+])
+def test_letter_whose_text_is_another_options(response, texts, expected):
+    assert extract_choice(response, "ABCD", option_texts=texts).answer == expected

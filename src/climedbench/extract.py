@@ -957,7 +957,32 @@ def extract_choice(response: str, options: str, *, multi: bool = False,
             return Extraction(None, "inconsistent")
         if found.method == "marker" and _rival_verdicts(text, found.answer):
             return Extraction(None, "second_option_endorsed")
+        if found.method == "marker" and _text_belies_letter(text, found.answer, option_texts or {}):
+            return Extraction(None, "letter_text_mismatch")
     return found
+
+
+def _text_belies_letter(text: str, answer: str, option_texts: dict[str, str]) -> bool:
+    """The last answer statement gives `answer` with a text that is another option's, or "none/all of the above" when
+    `answer`'s own text is not ("the answer is B) Ecstasy" where B is Cocaine and D Ecstasy): the model's options are
+    not the item's, so the letter cannot be trusted."""
+    own = _fold(option_texts.get(answer, ""))
+    stated_at = [m.start(1) for rx in (_MARKER_RE, _STRONG_ANSWER) for m in rx.finditer(text)
+                 if _letters_in(m.group(1)) == [answer]]
+    if not own or not stated_at:
+        return False
+    m = re.match(rf"{_OPEN}?{answer}(?:{_CLOSE}|\s*[.:：])[ \t]*[\"'“‘]?([^\n.;。；,，\"'”’(（]{{2,80}})",
+                 text[max(stated_at):])
+    if not m:
+        return False
+    stated = _fold(m.group(1))
+    if len(stated) < 3 or stated.startswith(own) or own.startswith(stated):
+        return False
+    others = [_fold(v) for k, v in option_texts.items() if k != answer and len(_fold(v)) >= 3]
+    if any(stated == o or stated.startswith(o) for o in others):
+        return True
+    return bool((_NONE_RE.fullmatch(m.group(1).strip()) or _ALL_RE.fullmatch(m.group(1).strip()))
+                and not (_NONE_RE.search(option_texts[answer]) or _ALL_RE.search(option_texts[answer])))
 
 
 def _answer_region(text: str, valid: str) -> str:
