@@ -53,6 +53,8 @@ def test_letters_in_latex_font_commands(response, multi, expected):
     # Controls: a second option named and rejected, or said to be reasonable but set aside.
     (COT + "most likely B, not D.", "B"),
     ("I'd go with B, though C is also a reasonable thought, it is not first-line.", "B"),
+    ("The answer is B) Cocaine. A) Heroin could also cause mydriasis in withdrawal, but not here.", "B"),
+    ("答案是B。A项也可能引起瞳孔散大，但本例为急性中毒。", "B"),
 ])
 def test_hedging_adverbs_and_second_options_left_open(response, expected):
     assert extract_choice(response, "ABCD", option_texts=DRUGS).answer == expected

@@ -373,8 +373,11 @@ _SECOND_ENDORSED = re.compile(
     # "However, D) Ecstasy could also cause these symptoms": an option, written as a label, left open.
     rf"(?:{_NOT_BEFORE}\(([A-Z])\)|{_NOT_BEFORE}([A-Z])\)|(?i:option)\s+([A-Z]){_NOT_AFTER})"
     r"(?:[ \t]+[^\n.;,()]{1,40}?)?\s+"
-    r"(?i:(?:could|might|may|can)\s+also\s+(?:be\b|cause|explain|fit|account|present|produce|work))|"
-    rf"{_NOT_BEFORE}([A-Z]){_NOT_AFTER}(?:项|选项)?\s*也\s*(?:有)?可能|也(?:有)?可能(?:是|选|为)\s*([A-Z]){_NOT_AFTER}"
+    r"(?i:(?:could|might|may|can)\s+also\s+(?:be|fit|work|(?:cause|explain|account\s+for)\s+(?:all\s+)?(?:these|the|this)"
+    r"\s+(?:symptoms|findings|signs|presentation|picture))\b)|"
+    rf"{_NOT_BEFORE}([A-Z]){_NOT_AFTER}(?:项|选项)?\s*也\s*(?:有)?可能(?:是正确答案|正确|对)?"
+    r"(?=\s*[。.，,;；!！)）]|\s*$)|"
+    rf"也(?:有)?可能(?:是|选|为)\s*([A-Z]){_NOT_AFTER}"
 )
 
 
