@@ -479,6 +479,25 @@ _TWO_LABELLED = re.compile(
 )
 
 
+def _joined_labelled(text: str, start: int) -> list[str]:
+    """Two options written out with their labels and joined as the answer at `start`, the second not rejected: both
+    letters ([] otherwise)."""
+    pair = _TWO_LABELLED.match(text, start)
+    if not pair:
+        return []
+    clause = text[pair.start():pair.end()] + re.split(r"[,.;，。；\n]", text[pair.end():], maxsplit=1)[0]
+    return [] if _NEGATED_CLAUSE.search(clause) else [pair.group(1), pair.group(2)]
+
+
+def _option_lines_after(text: str, start: int, letter: str, valid: str) -> list[str]:
+    """The answer at `start` given as an option line of its own ("the answer is:\n\nB) Cocaine") and followed by another
+    option's line ("D) Ecstasy"): both letters ([] otherwise)."""
+    if text[text.rfind("\n", 0, start) + 1:start].strip(" \t([【"):
+        return []
+    second = _next_option_line(text[start:], letter, valid)
+    return [letter, second] if second else []
+
+
 def _labelled_list(text: str, start: int) -> list[str]:
     """Letters of options written out one after another on the answer's line: "正确答案：A. 感染；C. 血栓；D. 肾损伤",
     "Answers: (A) Furosemide; (C) Spironolactone" ([] unless every segment opens with its own option label)."""
@@ -524,12 +543,11 @@ def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None, m
             letters = letters[:1]  # "所以选B，C也可以作为辅助": B is the answer, C an aside
         if multi and len(letters) == 1:
             letters = _labelled_list(text, m.start(1)) or letters
-        elif len(letters) == 1 and (pair := _TWO_LABELLED.match(text, m.start(1))) and not _NEGATED_CLAUSE.search(
-                text[pair.start():pair.end()] + re.split(r"[,.;，。；\n]", text[pair.end():], maxsplit=1)[0]):
-            letters = [pair.group(1), pair.group(2)]  # "the answer is C) Heparin or D) Tranexamic acid": no answer
-        elif len(letters) == 1 and not multi and not text[text.rfind("\n", 0, m.start(1)) + 1:m.start(1)].strip(
-                " \t([【") and (second := _next_option_line(text[m.start(1):], letters[0], valid)):
-            letters = [letters[0], second]  # "the answer is:\n\nB) Cocaine\nD) Ecstasy": two answers, so none
+        elif len(letters) == 1:
+            # Two answers to a single-answer item, read as both (so no answer): "C) Heparin or D) Tranexamic acid",
+            # "the answer is:\n\nB) Cocaine\nD) Ecstasy".
+            letters = (_joined_labelled(text, m.start(1))
+                       or _option_lines_after(text, m.start(1), letters[0], valid) or letters)
         if letters:
             add(m.start(), letters, m.start(1))
     for m in _POSITIVE_RE.finditer(text):
@@ -941,6 +959,11 @@ def _next_option_line(text: str, first: str, valid: str) -> str | None:
     return m.group(1) if ok else None
 
 
+def _walks_through_options(text: str, valid: str) -> bool:
+    """Three or more of the options open a line of the response ("A. … \nB. … \nC. …"): it discusses them one by one."""
+    return len({m.group(1) for m in re.finditer(rf"(?m)^{_OPTION_LINE}", text)} & set(valid)) >= 3
+
+
 def _echo_end(text: str) -> int:
     """Where the last line that starts with an option label ends."""
     ends = [m.end() for m in re.finditer(rf"(?m)^[ \t]*{_OPEN}?{_LETTER}{_CLOSE}?\s*[.、:：)][^\n]*$", text)]
@@ -1093,8 +1116,7 @@ def _read_choice(response: str, options: str, *, multi: bool = False,
     if option_texts:
         # When the response lists the options (first, or one by one to discuss each), only what it says after the
         # last option line can name its answer: an option's own line is no choice of it.
-        walked = len({m.group(1) for m in re.finditer(rf"(?m)^{_OPTION_LINE}", text)} & set(valid)) >= 3
-        tail = text[_echo_end(text):] if echoed or walked else text
+        tail = text[_echo_end(text):] if echoed or _walks_through_options(text, valid) else text
         found = _by_option_text(tail, {k: v for k, v in option_texts.items() if k in valid}, multi)
         if found:
             return Extraction(found, "option_text")
