@@ -55,6 +55,8 @@ def test_letters_in_latex_font_commands(response, multi, expected):
     ("I'd go with B, though C is also a reasonable thought, it is not first-line.", "B"),
     ("The answer is B) Cocaine. A) Heroin could also cause mydriasis in withdrawal, but not here.", "B"),
     ("答案是B。A项也可能引起瞳孔散大，但本例为急性中毒。", "B"),
+    ("Answer: B\n\nWhy not the others:\n- D) Ecstasy could also cause these symptoms, but diarrhoea is rare.", "B"),
+    ("答案是B，D也有可能，但可能性较小。", "B"),
 ])
 def test_hedging_adverbs_and_second_options_left_open(response, expected):
     assert extract_choice(response, "ABCD", option_texts=DRUGS).answer == expected

@@ -363,8 +363,11 @@ _SECOND_ENDORSED = re.compile(
     rf"[,;]\s*(?:(?i:as is|and so is)\s+(?i:option\s+)?([A-Z]){_NOT_AFTER}|"
     rf"(?i:and)\s+(?i:option\s+)?([A-Z]){_NOT_AFTER}\s+(?i:too|as well))\s*(?:[.;!]|$)|"
     rf"{_NOT_BEFORE}([A-Z]){_NOT_AFTER}\s+(?i:and|or)\s+([A-Z]){_NOT_AFTER}\s+(?i:are|would be)\s+(?i:both|equally)\s+"
-    r"(?i:correct|right|appropriate|acceptable|valid|true)\b|"
-    # A second option left open beside the answer: "B, but it could also be D", "D is also possible", "也可能是D".
+    r"(?i:correct|right|appropriate|acceptable|valid|true)\b"
+)
+# A second option left open beside the answer: "B, but it could also be D", "D is also possible", "也可能是D" (not when
+# the sentence goes on to set it aside: "D) Ecstasy could also cause these symptoms, but less often").
+_SECOND_LEFT_OPEN = re.compile(
     rf"(?i:\b(?:could|might|may|can)\s+(?:also|equally)\s+be)\s+(?i:option\s+)?\(?([A-Z])\)?{_NOT_AFTER}"
     r"(?=\s*(?:[.;!,]|$))|"
     rf"{_NOT_BEFORE}\(?([A-Z])\)?{_NOT_AFTER}(?:\s*\([^()\n]{{2,40}}\)|(?<=\))[ \t]+[^\n.;,()]{{1,40}}?)?\s+"
@@ -381,16 +384,23 @@ _SECOND_ENDORSED = re.compile(
 )
 
 
+_SET_ASIDE = re.compile(r"但|不过|然而|可能性(?:较|很)?小|(?i:\b(?:but|however|though|although|less|unlikely|not)\b)")
+
+
 def _second_endorsed(text: str, answer: str, valid: str) -> bool:
-    """Another option than `answer` is endorsed as correct too, after the last mention of the answer ("B and D are
-    both correct, but B is the best" settles on B), outside a question or a condition."""
+    """Another option than `answer` is endorsed as correct too, or left open, after the last mention of the answer ("B
+    and D are both correct, but B is the best" settles on B), outside a question or a condition."""
     mentions = [m.start() for m in re.finditer(rf"{_NOT_BEFORE}{answer}{_NOT_AFTER}", text)]
-    for m in _SECOND_ENDORSED.finditer(text, mentions[-1] if mentions else 0):
-        letters = {g for g in m.groups() if g} & set(valid)
-        sentence = re.split(r"[。.!！?？\n]", text[:m.start()])[-1]
-        rest = re.split(r"[。.!！\n]", text[m.end():], maxsplit=1)[0]
-        if letters - {answer} and not _CONDITIONAL.search(sentence) and "?" not in rest and "？" not in rest:
-            return True
+    since = mentions[-1] if mentions else 0
+    for rx in (_SECOND_ENDORSED, _SECOND_LEFT_OPEN):
+        for m in rx.finditer(text, since):
+            letters = {g for g in m.groups() if g} & set(valid)
+            sentence = re.split(r"[。.!！?？\n]", text[:m.start()])[-1]
+            rest = re.split(r"[。.!！\n]", text[m.end():], maxsplit=1)[0]
+            if rx is _SECOND_LEFT_OPEN and _SET_ASIDE.search(rest):
+                continue
+            if letters - {answer} and not _CONDITIONAL.search(sentence) and "?" not in rest and "？" not in rest:
+                return True
     return False
 
 
