@@ -143,3 +143,19 @@ NOTA = {"A": "Heroin", "B": "Cocaine", "C": "Cannabis", "D": "None of the above"
 ])
 def test_letter_whose_text_is_another_options(response, texts, expected):
     assert extract_choice(response, "ABCD", option_texts=texts).answer == expected
+
+
+@pytest.mark.parametrize("response, multi, expected", [
+    # Bracketed letters joined by a comma or 和 are one run, not the first letter alone.
+    ("【解析】……\n【答案】 $\\textbf{(A)}$ 和 $\\textbf{(C)}$ <eoa>", True, "AC"),
+    ("答案：(A), (C)", True, "AC"),
+    ("答案：(A), (C)", False, None),
+    # A multi answer, then one of its letters explained: the explanation does not replace the answer.
+    ("【解析】……\n【答案】 AD，其中A正确是因为电流减半 <eoa>", True, "AD"),
+    # Controls: "only" and a correction do replace it; a lone bracketed letter after a diagnosis is read.
+    ("答案：ABC。\n解析：……只有A正确。", True, "A"),
+    ("答案：ABD。……经检查，D错误，应为AB。", True, "AB"),
+    ("诊断为急性胰腺炎（A）。", False, "A"),
+])
+def test_multi_runs_in_brackets_and_explanations_after_the_answer(response, multi, expected):
+    assert extract_choice(response, "ABCD", multi=multi).answer == expected

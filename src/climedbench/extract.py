@@ -614,7 +614,9 @@ def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None, m
     for m in _LOWER_SINGLE.finditer(text):
         add(m.start(), [next(g for g in m.groups() if g).upper()])
     for m in _TEXT_THEN_LETTER.finditer(text):
-        if not re.match(rf"[ \t]*[（(]\s*{_LETTER}\s*[)）]", text[m.end():]):  # "(A)(B)(C)": a run, read above
+        # "(A)(B)(C)", "(A), (C)", "(A) 和 (C)": a run, read above.
+        if not re.match(rf"[ \t]*(?:(?:[,、;&，]|和|及|与|或|以及|(?i:and|or))[ \t]*)?[（(]\s*{_LETTER}\s*[)）]",
+                        text[m.end():]):
             add(m.start(1), [m.group(1)])
     for m in _INTRODUCED.finditer(text):
         letter = m.group(1) or m.group(2)
@@ -698,6 +700,26 @@ def _answer_then_odd_one(text: str, answer: str, valid: str) -> bool:
                                                                                                        last):
             return True
     return False
+
+
+_ONLY = re.compile(r"只有|仅有|仅|唯一|(?i:\bonly\b)")
+
+
+def _without_partial_restatements(hits: list[tuple[int, list[str], bool]], text: str
+                                  ) -> list[tuple[int, list[str], bool]]:
+    """Multi-answer: a statement naming part of a letter set that a strong answer gave before it ("答案：AD，其中A正确是
+    因为……") explains that answer rather than replacing it, unless a correction or "only" comes between or opens it."""
+    strong = [(m.start(), set(_letters_in(m.group(1)))) for m in _STRONG_ANSWER.finditer(text)]
+    kept = []
+    for hit in hits:
+        before = [(p, letters) for p, letters in strong if p < hit[0]]
+        if before:
+            at, letters = before[-1]
+            if (len(letters) > 1 and set(hit[1]) < letters and not _CORRECTION.search(text, at, hit[0] + 6)
+                    and not _ONLY.search(text, at, hit[0] + 6)):
+                continue
+        kept.append(hit)
+    return kept
 
 
 def _decide(hits: list[tuple[int, list[str], bool]], text: str, valid: str, none_option: bool | None = False
@@ -1061,6 +1083,8 @@ def _read_choice(response: str, options: str, *, multi: bool = False,
     unfinished = _TRUNCATED_TAIL.search(text.rstrip()) or _DANGLING_END.search(text.rstrip())
     if unfinished and not _STRONG_ANSWER.search(text):
         return Extraction(None, "truncated")
+    if hits and multi:
+        hits = _without_partial_restatements(hits, text)
     if hits:
         none_option = True if "none" in special else (False if option_texts else None)
         letters, method = _decide(hits, text, valid, none_option)
