@@ -152,6 +152,9 @@ def test_letter_whose_text_is_another_options(response, texts, expected):
     ("答案：(A), (C)", False, None),
     # A multi answer, then one of its letters explained: the explanation does not replace the answer.
     ("【解析】……\n【答案】 AD，其中A正确是因为电流减半 <eoa>", True, "AD"),
+    # Two labelled options joined as a multi answer.
+    ("The answer is A) Heroin and C) Cannabis.", True, "AC"),
+    ("The answer is A) and C).", True, "AC"),
     # Controls: "only" and a correction do replace it; a lone bracketed letter after a diagnosis is read.
     ("答案：ABC。\n解析：……只有A正确。", True, "A"),
     ("答案：ABD。……经检查，D错误，应为AB。", True, "AB"),

@@ -552,7 +552,7 @@ def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None, m
         if len(letters) > 1 and "," in m.group(1) and _ALSO.match(after):
             letters = letters[:1]  # "所以选B，C也可以作为辅助": B is the answer, C an aside
         if multi and len(letters) == 1:
-            letters = _labelled_list(text, m.start(1)) or letters
+            letters = _labelled_list(text, m.start(1)) or _joined_labelled(text, m.start(1)) or letters
         elif len(letters) == 1:
             # Two answers to a single-answer item, read as both (so no answer): "C) Heparin or D) Tranexamic acid",
             # "the answer is:\n\nB) Cocaine\nD) Ecstasy".
