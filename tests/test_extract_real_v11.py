@@ -50,6 +50,8 @@ def test_letters_in_latex_font_commands(response, multi, expected):
     ("答案是B，也可能是D。", None),
     (COT + "B) Cocaine. However, D) Ecstasy could also cause these symptoms.", None),
     (COT + "B) Cocaine\n\nD) Ecstasy is also a possibility.", None),
+    (COT + "B, or possibly D.", None),
+    (COT + "B) Cocaine (or possibly D) Ecstasy).", None),
     # Controls: a second option named and rejected, or said to be reasonable but set aside.
     (COT + "most likely B, not D.", "B"),
     ("I'd go with B, though C is also a reasonable thought, it is not first-line.", "B"),
@@ -71,6 +73,10 @@ def test_hedging_adverbs_and_second_options_left_open(response, expected):
     (COT + "A) and B).", None),
     (COT + "A), B), C), and D).", None),
     (COT + ":\n\nB) Cocaine\nD) Ecstasy", None),
+    # The options echoed instead of an answer, on one line or one per line, or a range of them.
+    (COT + "A) Heroin B) Cocaine C) Cannabis D) Ecstasy", None),
+    (COT + "A) Heroin\nB) Cocaine\nC) Cannabis\nD) Ecstasy", None),
+    (COT + "A through D.", None),
     # Two option texts joined, with no letters.
     (COT + "Cocaine and Ecstasy.", None),
     (COT + "Cocaine or Ecstasy.", None),

@@ -368,6 +368,7 @@ _SECOND_ENDORSED = re.compile(
 # A second option left open beside the answer: "B, but it could also be D", "D is also possible", "也可能是D" (not when
 # the sentence goes on to set it aside: "D) Ecstasy could also cause these symptoms, but less often").
 _SECOND_LEFT_OPEN = re.compile(
+    rf"(?i:(?:\bor\s+)?\b(?:possibly|perhaps|maybe)(?:\s+also)?)\s+(?i:option\s+)?\(?([A-Z])\)?{_NOT_AFTER}|"
     rf"(?i:\b(?:could|might|may|can)\s+(?:also|equally)\s+be)\s+(?i:option\s+)?\(?([A-Z])\)?{_NOT_AFTER}"
     r"(?=\s*(?:[.;!,]|$))|"
     rf"{_NOT_BEFORE}\(?([A-Z])\)?{_NOT_AFTER}(?:\s*\([^()\n]{{2,40}}\)|(?<=\))[ \t]+[^\n.;,()]{{1,40}}?)?\s+"
@@ -485,7 +486,9 @@ _LABEL = rf"{_NOT_BEFORE}{_OPEN}?{_LETTER}(?:{_CLOSE}|\s*[.:：])"
 _TWO_LABELLED = re.compile(
     rf"{_OPEN}?({_LETTER})(?:{_CLOSE}|\s*[.:：])[ \t]*(?:(?!{_LABEL}|[.!?]\s)[^\n;；。,，:：]){{0,80}}?"
     rf"(?:[ \t]*[,，][ \t]*(?:(?i:and|or)[ \t]+)?|[ \t]+(?i:and|or)[ \t]+|[ \t]*(?:和|或|及|与)[ \t]*)"
-    rf"{_OPEN}?({_LETTER})(?:{_CLOSE}|\s*[.:：])(?=[ \t]*[^\s.。]|[ \t]*[.。]?[ \t]*(?:\n|$))"
+    rf"{_OPEN}?({_LETTER})(?:{_CLOSE}|\s*[.:：])(?=[ \t]*[^\s.。]|[ \t]*[.。]?[ \t]*(?:\n|$))|"
+    # The options echoed on the answer's line: "A) Heroin B) Cocaine C) Cannabis D) Ecstasy".
+    rf"{_OPEN}?({_LETTER})\)[ \t]+(?:(?!{_LABEL})[^\n;；。]){{1,80}}?[ \t]+{_OPEN}?({_LETTER})\)[ \t]+\S"
 )
 
 
@@ -496,13 +499,14 @@ def _joined_labelled(text: str, start: int) -> list[str]:
     if not pair:
         return []
     clause = text[pair.start():pair.end()] + re.split(r"[,.;，。；\n]", text[pair.end():], maxsplit=1)[0]
-    return [] if _NEGATED_CLAUSE.search(clause) else [pair.group(1), pair.group(2)]
+    return [] if _NEGATED_CLAUSE.search(clause) else [g for g in pair.groups() if g]
 
 
 def _option_lines_after(text: str, start: int, letter: str, valid: str) -> list[str]:
-    """The answer at `start` given as an option line of its own ("the answer is:\n\nB) Cocaine") and followed by another
-    option's line ("D) Ecstasy"): both letters ([] otherwise)."""
-    if text[text.rfind("\n", 0, start) + 1:start].strip(" \t([【"):
+    """The answer at `start` given as an option line ("the answer is:\n\nB) Cocaine", "the answer is A) Heroin") and
+    followed by another option's line ("D) Ecstasy"): both letters ([] otherwise)."""
+    own_line = not text[text.rfind("\n", 0, start) + 1:start].strip(" \t([【")
+    if not own_line and not re.match(rf"{_OPEN}?{letter}{_CLOSE}[ \t]+\S", text[start:]):
         return []
     second = _next_option_line(text[start:], letter, valid)
     return [letter, second] if second else []
@@ -540,6 +544,8 @@ def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None, m
         hits.append((pos, letters, tentative))
 
     for m in _MARKER_RE.finditer(text):
+        if _RANGE_AFTER.match(text, m.end(1)):
+            continue  # "the answer is A through D": a range of options, no answer
         after = text[m.end():m.end() + 24]
         before = text[max(0, m.start() - 8):m.start()]
         letters = _letters_in(m.group(1))
@@ -702,6 +708,7 @@ def _answer_then_odd_one(text: str, answer: str, valid: str) -> bool:
     return False
 
 
+_RANGE_AFTER = re.compile(rf"[ \t]*\)?[ \t]*(?:(?i:through|thru|to)|[-–~])[ \t]*\(?{_LETTER}{_NOT_AFTER}")
 _ONLY = re.compile(r"只有|仅有|仅|唯一|(?i:\bonly\b)")
 
 
