@@ -488,7 +488,7 @@ _TWO_LABELLED = re.compile(
     rf"(?:[ \t]*[,，][ \t]*(?:(?i:and|or)[ \t]+)?|[ \t]+(?i:and|or)[ \t]+|[ \t]*(?:和|或|及|与)[ \t]*)"
     rf"{_OPEN}?({_LETTER})(?:{_CLOSE}|\s*[.:：])(?=[ \t]*[^\s.。]|[ \t]*[.。]?[ \t]*(?:\n|$))|"
     # The options echoed on the answer's line: "A) Heroin B) Cocaine C) Cannabis D) Ecstasy".
-    rf"{_OPEN}?({_LETTER})\)[ \t]+(?:(?!{_LABEL})[^\n;；。]){{1,80}}?[ \t]+{_OPEN}?({_LETTER})\)[ \t]+\S"
+    rf"{_OPEN}?({_LETTER})\)[ \t]+(?:(?!{_LABEL}|[.!?]\s)[^\n;；。]){{1,80}}?[ \t]+{_OPEN}?({_LETTER})\)[ \t]+\S"
 )
 
 
