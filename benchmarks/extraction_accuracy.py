@@ -9,14 +9,15 @@ answer is none) and how many are ABSTENTIONS (no answer read where one was expec
     python benchmarks/extraction_accuracy.py --real-responses DIR     # with the 360 real ClinicBench responses
     python benchmarks/extraction_accuracy.py --write-pins             # rewrite tests/fixtures/extraction_pinned.json
 
-The table has the development fixtures, the real ClinicBench responses (a row saying how to add them when their
-CSVs are not given) and the blind set benchmarks/data/extraction_blind_v10.jsonl. The fixtures in tests/fixtures/ were
-each blind when first measured, then studied while developing the extractor
-(tests/fixtures/README.md gives each one's first, blind figure): their current figures are regression checks, not
-accuracy estimates. The honest estimate for unseen output is a blind set's. `--blind` prints figures only, never
-cases. The real responses (benchmarks/data/real_outputs_labels.jsonl) are not redistributed: DIR holds the result
-CSVs of github.com/AI-in-Health/ClinicBench at commit b78265a (results/MedQA-USMLE_US.csv, MedMCQA.csv,
-MMLU-Medicine.csv, PubMedQA.csv); each response is checked against its SHA-1 before it is read.
+The table has the development sets (the fixtures and benchmarks/data/extraction_real_v11.jsonl), the real ClinicBench
+responses (a row saying how to add them when their CSVs are not given) and the blind set
+benchmarks/data/extraction_blind_v10.jsonl. The development sets were each blind when first measured, then studied
+while developing the extractor (tests/fixtures/README.md and benchmarks/data/README.md give each one's first, blind
+figure): their current figures are regression checks, not accuracy estimates. The honest estimate for unseen output
+is a blind set's. `--blind` prints figures only, never cases. The real responses
+(benchmarks/data/real_outputs_labels.jsonl) are not redistributed: DIR holds the result CSVs of
+github.com/AI-in-Health/ClinicBench at commit b78265a (results/MedQA-USMLE_US.csv, MedMCQA.csv, MMLU-Medicine.csv,
+PubMedQA.csv); each response is checked against its SHA-1 before it is read.
 Fixture lines: {"id": ..., "kind": "single"|"multi"|"order"|"label", "options": "ABCD", "option_texts": {...}|null,
 "labels": [...]|null, "response": "...", "expected": "C"|null, "category": "..."}.
 """
@@ -39,11 +40,14 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
 REAL_LABELS = ROOT / "benchmarks" / "data" / "real_outputs_labels.jsonl"
 PINS = FIXTURES / "extraction_pinned.json"
-BLIND = ROOT / "benchmarks" / "data" / "extraction_blind_v10.jsonl"
-DEVELOPMENT = ["extraction_cases.jsonl", "extraction_heldout.jsonl", "extraction_blind.jsonl",
-               "extraction_final.jsonl", "extraction_v5.jsonl", "extraction_v6.jsonl",
-               "extraction_v7.jsonl", "extraction_v8.jsonl", "extraction_v9.jsonl",
-               "extraction_classes_v11.jsonl"]
+DATA = ROOT / "benchmarks" / "data"
+BLIND = DATA / "extraction_blind_v10.jsonl"
+# The development sets: the fixtures, then the real responses of extraction_real_v11.jsonl (blind when first measured,
+# studied for issue 19 part 4; its blind figures are in benchmarks/data/README.md).
+DEVELOPMENT = [FIXTURES / n for n in (
+    "extraction_cases.jsonl", "extraction_heldout.jsonl", "extraction_blind.jsonl", "extraction_final.jsonl",
+    "extraction_v5.jsonl", "extraction_v6.jsonl", "extraction_v7.jsonl", "extraction_v8.jsonl", "extraction_v9.jsonl",
+    "extraction_classes_v11.jsonl")] + [DATA / "extraction_real_v11.jsonl"]
 
 
 def read(case: dict) -> object:
@@ -140,7 +144,7 @@ def main() -> None:
     args = ap.parse_args()
     print(HEADER)
     pins: dict[str, list[str]] = {}
-    for path in args.paths or [FIXTURES / n for n in DEVELOPMENT if (FIXTURES / n).exists()]:
+    for path in args.paths or [p for p in DEVELOPMENT if p.exists()]:
         cases = load(path)
         total, by = measure(cases)
         wrong = {w.split(":", 1)[0] for w in total.wrong_ids}

@@ -1,7 +1,8 @@
 """Regression checks on the extraction fixtures, per case, and the truncation guard, by its reason.
 
-tests/fixtures/extraction_pinned.json lists, per development set, the ids the extractor read right when it was
-written (`python benchmarks/extraction_accuracy.py --write-pins`); any of them read wrong now fails, naming the case.
+tests/fixtures/extraction_pinned.json lists, per development set (the fixtures and benchmarks/data/extraction_real_v11),
+the ids the extractor read right when it was written (`python benchmarks/extraction_accuracy.py --write-pins`); any of
+them read wrong now fails, naming the case.
 """
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ import pytest
 from climedbench.extract import extract, extract_choice, extract_order
 from climedbench.extractors import extract_label
 
-from .conftest import FIXTURES
+from .conftest import FIXTURES, ROOT
 
 PINS = json.loads((FIXTURES / "extraction_pinned.json").read_text("utf-8"))
+# The development sets: the fixtures, and the real responses kept with the benchmark data (not the blind v10 set).
+SETS = {p.name: p for p in [*FIXTURES.glob("extraction_*.jsonl"), ROOT / "benchmarks/data/extraction_real_v11.jsonl"]}
 
 
 def _read(case: dict) -> object:
@@ -25,13 +28,12 @@ def _read(case: dict) -> object:
 
 
 def test_every_set_is_pinned():
-    sets = sorted(p.name for p in FIXTURES.glob("extraction_*.jsonl"))
-    assert sets and sorted(PINS) == sets
+    assert len(SETS) == 11 and sorted(PINS) == sorted(SETS)
 
 
 @pytest.mark.parametrize("name", sorted(PINS))
 def test_pinned_cases_stay_right(name):
-    cases = {c["id"]: c for c in map(json.loads, (FIXTURES / name).read_text("utf-8").splitlines()) if c}
+    cases = {c["id"]: c for c in map(json.loads, SETS[name].read_text("utf-8").splitlines()) if c}
     regressed = [f"{i}: expected {cases[i]['expected']!r}, read {got!r}" for i in PINS[name]
                  if (got := _read(cases[i])) != cases[i]["expected"]]
     assert not regressed, f"{name}: cases read right before are wrong now:\n" + "\n".join(regressed)

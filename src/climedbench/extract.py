@@ -113,7 +113,8 @@ def clean_response(text: str) -> str | None:
     t = stripped.translate(_FULLWIDTH_TABLE)
     t = unicodedata.normalize("NFC", t)
     t = re.sub(r"\\boxed\s*\{\s*(?:\\text(?:bf)?\s*\{)?\s*([^{}]*?)\s*\}?\s*\}", r" 答案: \1 ", t)
-    t = re.sub(r"\\text(?:bf)?\s*\{([^{}]*)\}", r"\1", t)
+    # "\\text{B}", "\\mathrm{(A, D)}": the letters inside a LaTeX font command.
+    t = re.sub(r"\\(?:text(?:bf|rm|it)?|math(?:rm|bf|it|sf|tt)|operatorname)\s*\{([^{}]*)\}", r"\1", t)
     t = re.sub(r"\\(?:long)?(?:right|Right)arrow|\\to\b", "→", t)
     t = re.sub(r"\*\*|__|`+|~~|\$", "", t)
     t = re.sub(r"^\s{0,3}#{1,6}\s*", "", t, flags=re.M)
@@ -181,7 +182,9 @@ _CONCAT = rf"{_LETTER}+(?:[ \t]*(?:和|及|与|以及|(?i:and))[ \t]*{_LETTER})?
 _LETTER_RUN = (rf"{_NOT_BEFORE}{_OPEN}?\s*({_LETTER}(?:项(?={_SEPARATED}))?{_PAREN}?(?:{_CONCAT}|{_SEPARATED})?)"
                rf"[ \t]*{_CLOSE}?{_NOT_AFTER}")
 _AFTER_MARKER = (r"(?:是|为|有|包括|应为|应该是|就是|还是|仍是|仍然是|应修正为|修正为|更正为|改为|选项|选|项|"
-                 r"[:：=]|】|\]|→|->|—|–|-(?!\s*\d)|\"|(?i:options?|is|would be)|\s)*")
+                 r"[:：=]|】|\]|→|->|—|–|-(?!\s*\d)|\"|(?i:options?|is|would be)|\s|"
+                 # "the answer is most likely C": the reader's answer is C (a hedge between letters is read below).
+                 r"(?i:(?:most )?(?:likely|probably)(?: to be)?(?=\s)))*")
 # Case-insensitive only where English words are matched: option letters are capitals.
 _MARKER_RE = re.compile(rf"(?:{_MARKERS_ZH}|(?i:{_MARKERS_EN}))\s*{_AFTER_MARKER}\s*{_LETTER_RUN}")
 # "B 正确", "选项B是正确的", "B项最合适", "ABC均正确", "A、B、D三项正确", "只有D符合题意", "option B is correct",
@@ -362,18 +365,43 @@ _SECOND_ENDORSED = re.compile(
     rf"{_NOT_BEFORE}([A-Z]){_NOT_AFTER}\s+(?i:and|or)\s+([A-Z]){_NOT_AFTER}\s+(?i:are|would be)\s+(?i:both|equally)\s+"
     r"(?i:correct|right|appropriate|acceptable|valid|true)\b"
 )
+# A second option left open beside the answer: "B, but it could also be D", "D is also possible", "也可能是D" (not when
+# the sentence goes on to set it aside: "D) Ecstasy could also cause these symptoms, but less often").
+_SECOND_LEFT_OPEN = re.compile(
+    rf"(?i:(?:\bor\s+)?\b(?:possibly|perhaps|maybe)(?:\s+also)?)\s+(?i:option\s+)?\(?([A-Z])\)?{_NOT_AFTER}|"
+    rf"(?i:\b(?:could|might|may|can)\s+(?:also|equally)\s+be)\s+(?i:option\s+)?\(?([A-Z])\)?{_NOT_AFTER}"
+    r"(?=\s*(?:[.;!,]|$))|"
+    rf"{_NOT_BEFORE}\(?([A-Z])\)?{_NOT_AFTER}(?:\s*\([^()\n]{{2,40}}\)|(?<=\))[ \t]+[^\n.;,()]{{1,40}}?)?\s+"
+    r"(?i:is\s+also\s+(?:a\s+)?(?:possible|possibility|plausible|likely)(?:\s+(?:answer|option|choice))?)"
+    r"(?=\s*(?:[.;!]|$))|"
+    # "However, D) Ecstasy could also cause these symptoms": an option, written as a label, left open.
+    rf"(?:{_NOT_BEFORE}\(([A-Z])\)|{_NOT_BEFORE}([A-Z])\)|(?i:option)\s+([A-Z]){_NOT_AFTER})"
+    r"(?:[ \t]+[^\n.;,()]{1,40}?)?\s+"
+    r"(?i:(?:could|might|may|can)\s+also\s+(?:be|fit|work|(?:cause|explain|account\s+for)\s+(?:all\s+)?(?:these|the|this)"
+    r"\s+(?:symptoms|findings|signs|presentation|picture))\b)|"
+    rf"{_NOT_BEFORE}([A-Z]){_NOT_AFTER}(?:项|选项)?\s*也\s*(?:有)?可能(?:是正确答案|正确|对)?"
+    r"(?=\s*[。.，,;；!！)）]|\s*$)|"
+    rf"也(?:有)?可能(?:是|选|为)\s*([A-Z]){_NOT_AFTER}"
+)
+
+
+_SET_ASIDE = re.compile(r"但|不过|然而|可能性(?:较|很)?小|(?i:\b(?:but|however|though|although|less|unlikely|not)\b)")
 
 
 def _second_endorsed(text: str, answer: str, valid: str) -> bool:
-    """Another option than `answer` is endorsed as correct too, after the last mention of the answer ("B and D are
-    both correct, but B is the best" settles on B), outside a question or a condition."""
+    """Another option than `answer` is endorsed as correct too, or left open, after the last mention of the answer ("B
+    and D are both correct, but B is the best" settles on B), outside a question or a condition."""
     mentions = [m.start() for m in re.finditer(rf"{_NOT_BEFORE}{answer}{_NOT_AFTER}", text)]
-    for m in _SECOND_ENDORSED.finditer(text, mentions[-1] if mentions else 0):
-        letters = {g for g in m.groups() if g} & set(valid)
-        sentence = re.split(r"[。.!！?？\n]", text[:m.start()])[-1]
-        rest = re.split(r"[。.!！\n]", text[m.end():], maxsplit=1)[0]
-        if letters - {answer} and not _CONDITIONAL.search(sentence) and "?" not in rest and "？" not in rest:
-            return True
+    since = mentions[-1] if mentions else 0
+    for rx in (_SECOND_ENDORSED, _SECOND_LEFT_OPEN):
+        for m in rx.finditer(text, since):
+            letters = {g for g in m.groups() if g} & set(valid)
+            sentence = re.split(r"[。.!！?？\n]", text[:m.start()])[-1]
+            rest = re.split(r"[。.!！\n]", text[m.end():], maxsplit=1)[0]
+            if rx is _SECOND_LEFT_OPEN and _SET_ASIDE.search(rest):
+                continue
+            if letters - {answer} and not _CONDITIONAL.search(sentence) and "?" not in rest and "？" not in rest:
+                return True
     return False
 
 
@@ -433,8 +461,8 @@ _ORDINAL = re.compile(r"第\s*([一二三四五六七八])\s*(?:份|个|项|种|
 _ORDINALS = "一二三四五六七八"
 # A small model that goes on to invent and answer further numbered questions.
 _NEXT_QUESTION = re.compile(
-    r"\n\s*(?:\d+\s*[.、)）]|第\s*\d+\s*题|下一题|问题\s*\d*\s*[:：]?|题目\s*[:：]|(?i:question)\s*\d*\s*[:：]?)"
-    r"[^\n]*\n(?:[^\n]*\n)?\s*A\s*[.、:：]"
+    r"\n\s*(?:\d+\s*[.、)）]|第\s*\d+\s*题|下一题|问题\s*\d*\s*[:：]?|题目\s*[:：]|(?i:question)\s*\d*\s*[:：]?|"
+    r"Q\s*[:：])[^\n]*\n(?:[^\n]*\n)?\s*\(?A\s*[.、:：)]"
 )
 
 
@@ -450,6 +478,38 @@ def _letters_in(run: str) -> list[str]:
 
 
 _LABELLED_ITEM = re.compile(rf"(?:和|及|与|(?i:and)\s+)?{_OPEN}?({_LETTER}){_CLOSE}?\s*[.、:：)]?\s*\S")
+
+
+# Two options written out with their labels and joined as one answer: "C) Resorption of alveolar ridge and D) Widening
+# of P.D ligament", "B) Cocaine or D) Ecstasy", "A. 感染和C. 血栓" (not "D，理由如下：A项……").
+_LABEL = rf"{_NOT_BEFORE}{_OPEN}?{_LETTER}(?:{_CLOSE}|\s*[.:：])"
+_TWO_LABELLED = re.compile(
+    rf"{_OPEN}?({_LETTER})(?:{_CLOSE}|\s*[.:：])[ \t]*(?:(?!{_LABEL}|[.!?]\s)[^\n;；。,，:：]){{0,80}}?"
+    rf"(?:[ \t]*[,，][ \t]*(?:(?i:and|or)[ \t]+)?|[ \t]+(?i:and|or)[ \t]+|[ \t]*(?:和|或|及|与)[ \t]*)"
+    rf"{_OPEN}?({_LETTER})(?:{_CLOSE}|\s*[.:：])(?=[ \t]*[^\s.。]|[ \t]*[.。]?[ \t]*(?:\n|$))|"
+    # The options echoed on the answer's line: "A) Heroin B) Cocaine C) Cannabis D) Ecstasy".
+    rf"{_OPEN}?({_LETTER})\)[ \t]+(?:(?!{_LABEL}|[.!?]\s)[^\n;；。]){{1,80}}?[ \t]+{_OPEN}?({_LETTER})\)[ \t]+\S"
+)
+
+
+def _joined_labelled(text: str, start: int) -> list[str]:
+    """Two options written out with their labels and joined as the answer at `start`, the second not rejected: both
+    letters ([] otherwise)."""
+    pair = _TWO_LABELLED.match(text, start)
+    if not pair:
+        return []
+    clause = text[pair.start():pair.end()] + re.split(r"[,.;，。；\n]", text[pair.end():], maxsplit=1)[0]
+    return [] if _NEGATED_CLAUSE.search(clause) else [g for g in pair.groups() if g]
+
+
+def _option_lines_after(text: str, start: int, letter: str, valid: str) -> list[str]:
+    """The answer at `start` given as an option line ("the answer is:\n\nB) Cocaine", "the answer is A) Heroin") and
+    followed by another option's line ("D) Ecstasy"): both letters ([] otherwise)."""
+    own_line = not text[text.rfind("\n", 0, start) + 1:start].strip(" \t([【")
+    if not own_line and not re.match(rf"{_OPEN}?{letter}{_CLOSE}[ \t]+\S", text[start:]):
+        return []
+    second = _next_option_line(text[start:], letter, valid)
+    return [letter, second] if second else []
 
 
 def _labelled_list(text: str, start: int) -> list[str]:
@@ -484,6 +544,8 @@ def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None, m
         hits.append((pos, letters, tentative))
 
     for m in _MARKER_RE.finditer(text):
+        if _RANGE_AFTER.match(text, m.end(1)):
+            continue  # "the answer is A through D": a range of options, no answer
         after = text[m.end():m.end() + 24]
         before = text[max(0, m.start() - 8):m.start()]
         letters = _letters_in(m.group(1))
@@ -496,7 +558,12 @@ def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None, m
         if len(letters) > 1 and "," in m.group(1) and _ALSO.match(after):
             letters = letters[:1]  # "所以选B，C也可以作为辅助": B is the answer, C an aside
         if multi and len(letters) == 1:
-            letters = _labelled_list(text, m.start(1)) or letters
+            letters = _labelled_list(text, m.start(1)) or _joined_labelled(text, m.start(1)) or letters
+        elif len(letters) == 1:
+            # Two answers to a single-answer item, read as both (so no answer): "C) Heparin or D) Tranexamic acid",
+            # "the answer is:\n\nB) Cocaine\nD) Ecstasy".
+            letters = (_joined_labelled(text, m.start(1))
+                       or _option_lines_after(text, m.start(1), letters[0], valid) or letters)
         if letters:
             add(m.start(), letters, m.start(1))
     for m in _POSITIVE_RE.finditer(text):
@@ -553,7 +620,9 @@ def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None, m
     for m in _LOWER_SINGLE.finditer(text):
         add(m.start(), [next(g for g in m.groups() if g).upper()])
     for m in _TEXT_THEN_LETTER.finditer(text):
-        if not re.match(rf"[ \t]*[（(]\s*{_LETTER}\s*[)）]", text[m.end():]):  # "(A)(B)(C)": a run, read above
+        # "(A)(B)(C)", "(A), (C)", "(A) 和 (C)": a run, read above.
+        if not re.match(rf"[ \t]*(?:(?:[,、;&，]|和|及|与|或|以及|(?i:and|or))[ \t]*)?[（(]\s*{_LETTER}\s*[)）]",
+                        text[m.end():]):
             add(m.start(1), [m.group(1)])
     for m in _INTRODUCED.finditer(text):
         letter = m.group(1) or m.group(2)
@@ -581,7 +650,7 @@ def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None, m
 # them that disagree: a correction ("不对，应选C", "wait, actually D"). Without one, the response contradicts itself.
 _STRONG_ANSWER = re.compile(
     rf"(?:最终答案|正确答案|(?<![错误考])答案|本题(?:应)?选|故选|(?i:final answer|the answer is|answer\s*:))"
-    rf"\s*(?:是|为|应为|[:：]|\s)*"
+    rf"\s*(?:是|为|应为|[:：]|】|\s)*"
     rf"{_LETTER_RUN}"
 )
 _CORRECTION = re.compile(
@@ -593,12 +662,14 @@ _CORRECTION = re.compile(
 
 
 def _self_contradiction(text: str, valid: str) -> bool:
-    """Two strong answer statements that disagree, with no correction between them."""
-    strong = [(m.start(), m.end(), "".join(sorted(set(_letters_in(m.group(1))))))
+    """Two strong answer statements that disagree, with no correction between them. An answer slot ("【答案】B") after
+    an answer in the analysis is the response's commitment; two slots that disagree ("(1)…【答案】A (2)…【答案】D",
+    answers to sub-questions the model invented) contradict each other."""
+    strong = [(m.start(), m.end(), "".join(sorted(set(_letters_in(m.group(1))))), text[m.start() - 1:m.start()] == "【")
               for m in _STRONG_ANSWER.finditer(text)]
     strong = [x for x in strong if x[2] and all(c in valid for c in x[2])]
-    return any(a != b and not _CORRECTION.search(text, p1, e2)
-               for (p1, _, a), (_, e2, b) in itertools.pairwise(strong))
+    return any(a != b and not _CORRECTION.search(text, p1, e2) and (slot1 or not slot2)
+               for (p1, _, a, slot1), (_, e2, b, slot2) in itertools.pairwise(strong))
 
 
 _ODD_STATEMENT = re.compile(rf"(?:{_ODD_MARKERS_ZH}|(?i:{_ODD_MARKERS_EN}))\s*{_AFTER_MARKER}\s*{_LETTER_RUN}")
@@ -635,6 +706,27 @@ def _answer_then_odd_one(text: str, answer: str, valid: str) -> bool:
                                                                                                        last):
             return True
     return False
+
+
+_RANGE_AFTER = re.compile(rf"[ \t]*\)?[ \t]*(?:(?i:through|thru|to)|[-–~])[ \t]*\(?{_LETTER}{_NOT_AFTER}")
+_ONLY = re.compile(r"只有|仅有|仅|唯一|(?i:\bonly\b)")
+
+
+def _without_partial_restatements(hits: list[tuple[int, list[str], bool]], text: str
+                                  ) -> list[tuple[int, list[str], bool]]:
+    """Multi-answer: a statement naming part of a letter set that a strong answer gave before it ("答案：AD，其中A正确是
+    因为……") explains that answer rather than replacing it, unless a correction or "only" comes between or opens it."""
+    strong = [(m.start(), set(_letters_in(m.group(1)))) for m in _STRONG_ANSWER.finditer(text)]
+    kept = []
+    for hit in hits:
+        before = [(p, letters) for p, letters in strong if p < hit[0]]
+        if before:
+            at, letters = before[-1]
+            if (len(letters) > 1 and set(hit[1]) < letters and not _CORRECTION.search(text, at, hit[0] + 6)
+                    and not _ONLY.search(text, at, hit[0] + 6)):
+                continue
+        kept.append(hit)
+    return kept
 
 
 def _decide(hits: list[tuple[int, list[str], bool]], text: str, valid: str, none_option: bool | None = False
@@ -790,6 +882,16 @@ def _fuzzy_named(sentence: str, option_texts: dict[str, str]) -> str | None:
 _EXCEPTION_CLAUSE = re.compile(r"不包括|不属于|不包含|除外|例外|(?i:\bexcept\b|\bnot (?:a|an|one of)\b)")
 
 
+_JOINED = re.compile(r"(?:andalso|aswellas|and|or|和|或|或者|及|以及|与|/|、|&|\+)?")
+
+
+def _joined_option(rest: str, others: dict[str, str]) -> bool:
+    """`rest` (folded text right after a chosen option's text) joins another option's text to it ("…andraekosealer",
+    "…ecstasy" from "Cocaine, Ecstasy")."""
+    m = _JOINED.match(rest)
+    return bool(m) and any(rest[m.end():].startswith(v) for v in others.values())
+
+
 def _by_option_text(text: str, option_texts: dict[str, str], multi: bool = False) -> str | None:
     """The option(s) whose text the conclusion names: the last sentence naming any option, read clause
     by clause, skipping clauses that reject what they name; an option named in other words counts when it is
@@ -807,7 +909,11 @@ def _by_option_text(text: str, option_texts: dict[str, str], multi: bool = False
             chosen = {k for k, v in norm.items() if v in flat and _CHOOSING_VERB.search(flat[: flat.rindex(v)][-12:])}
             chosen = {k for k in chosen if not any(k != o and norm[k] in norm[o] for o in chosen)}
             if len(chosen) == 1 and not _NEGATED_CLAUSE.search(sentence):
-                return chosen.pop()
+                k = chosen.pop()
+                rest = flat[flat.rindex(norm[k]) + len(norm[k]):]
+                if _joined_option(rest, {o: v for o, v in norm.items() if o != k}):
+                    return None  # "the answer is Real seal and Raeko sealer": two options chosen, so none
+                return k
     for sentence in reversed(sentences):
         if not sentence.strip():
             continue
@@ -837,6 +943,29 @@ def _by_option_text(text: str, option_texts: dict[str, str], multi: bool = False
             return excepted.pop()
         chosen = {k for k in named if _ANSWER_VERB.search(bare[: bare.rindex(norm[k])][-6:])}
         return chosen.pop() if len(chosen) == 1 else None
+    return None if multi else _misspelt_answer(sentences, norm)
+
+
+# What a closing answer phrase names, in folded text: "answeris", "答案是".
+_ANSWER_PHRASE = re.compile(r"(?:答案是|答案为|答案[:：]|首选|应选|(?i:answeris|answer:|answerwouldbe))")
+
+
+def _misspelt_answer(sentences: list[str], norm: dict[str, str]) -> str | None:
+    """The option a closing "the answer is …" names with a slip of spelling ("chloroform" for the option
+    "Choloroform"): the whole phrase after the answer verb, in the last sentence, matches one option's folded text
+    with a similarity ratio of at least 0.85 and no other option's within 0.25 of it."""
+    from difflib import SequenceMatcher
+
+    last = next((x for x in reversed(sentences) if x.strip()), "")
+    flat = re.sub(r"[\s,，\"'“”]+", "", last).lower()
+    verbs = list(_ANSWER_PHRASE.finditer(flat))
+    phrase = flat[verbs[-1].end():].strip(".。;；:：") if verbs else ""
+    if not 4 <= len(phrase) <= 60 or _NEGATED_CLAUSE.search(last):
+        return None
+    ratios = sorted(((SequenceMatcher(None, phrase, v, autojunk=False).ratio(), k) for k, v in norm.items()),
+                    reverse=True)
+    if ratios[0][0] >= 0.85 and (len(ratios) < 2 or ratios[0][0] - ratios[1][0] >= 0.25):
+        return ratios[0][1]
     return None
 
 
@@ -860,12 +989,18 @@ def _marked_options(text: str, option_texts: dict[str, str]) -> str | None:
     return "".join(sorted(ticked)) if ticked else None
 
 
-def _second_option_line(text: str, first: str, valid: str) -> bool:
-    """The line after an opening option line is another option's line (or its letter alone), not rejecting it: two
-    answers given."""
+def _next_option_line(text: str, first: str, valid: str) -> str | None:
+    """The letter of the line after an option line, when it is another option's line (or its letter alone) that does
+    not reject it: two answers given."""
     m = re.match(rf"\s*[^\n]*\n\s*{_OPEN}?({_LETTER}){_CLOSE}?"
                  r"(?:[ \t]*[.、:：)][ \t]*([^\n]*)|[ \t]*[.。]?[ \t]*(?=\n|$))", text)  # "B. …\nD. …", "B\nD"
-    return bool(m and m.group(1) != first and m.group(1) in valid and not _NEGATED_CLAUSE.search(m.group(2) or ""))
+    ok = m and m.group(1) != first and m.group(1) in valid and not _NEGATED_CLAUSE.search(m.group(2) or "")
+    return m.group(1) if ok else None
+
+
+def _walks_through_options(text: str, valid: str) -> bool:
+    """Three or more of the options open a line of the response ("A. … \nB. … \nC. …"): it discusses them one by one."""
+    return len({m.group(1) for m in re.finditer(rf"(?m)^{_OPTION_LINE}", text)} & set(valid)) >= 3
 
 
 def _echo_end(text: str) -> int:
@@ -887,7 +1022,32 @@ def extract_choice(response: str, options: str, *, multi: bool = False,
             return Extraction(None, "inconsistent")
         if found.method == "marker" and _rival_verdicts(text, found.answer):
             return Extraction(None, "second_option_endorsed")
+        if found.method == "marker" and _text_belies_letter(text, found.answer, option_texts or {}):
+            return Extraction(None, "letter_text_mismatch")
     return found
+
+
+def _text_belies_letter(text: str, answer: str, option_texts: dict[str, str]) -> bool:
+    """The last answer statement gives `answer` with a text that is another option's, or "none/all of the above" when
+    `answer`'s own text is not ("the answer is B) Ecstasy" where B is Cocaine and D Ecstasy): the model's options are
+    not the item's, so the letter cannot be trusted."""
+    own = _fold(option_texts.get(answer, ""))
+    stated_at = [m.start(1) for rx in (_MARKER_RE, _STRONG_ANSWER) for m in rx.finditer(text)
+                 if _letters_in(m.group(1)) == [answer]]
+    if not own or not stated_at:
+        return False
+    m = re.match(rf"{_OPEN}?{answer}(?:{_CLOSE}|\s*[.:：])[ \t]*[\"'“‘]?([^\n.;。；,，\"'”’(（]{{2,80}})",
+                 text[max(stated_at):])
+    if not m:
+        return False
+    stated = _fold(m.group(1))
+    if len(stated) < 3 or stated.startswith(own) or own.startswith(stated):
+        return False
+    others = [_fold(v) for k, v in option_texts.items() if k != answer and len(_fold(v)) >= 3]
+    if any(stated == o or stated.startswith(o) for o in others):
+        return True
+    return bool((_NONE_RE.fullmatch(m.group(1).strip()) or _ALL_RE.fullmatch(m.group(1).strip()))
+                and not (_NONE_RE.search(option_texts[answer]) or _ALL_RE.search(option_texts[answer])))
 
 
 def _answer_region(text: str, valid: str) -> str:
@@ -930,6 +1090,8 @@ def _read_choice(response: str, options: str, *, multi: bool = False,
     unfinished = _TRUNCATED_TAIL.search(text.rstrip()) or _DANGLING_END.search(text.rstrip())
     if unfinished and not _STRONG_ANSWER.search(text):
         return Extraction(None, "truncated")
+    if hits and multi:
+        hits = _without_partial_restatements(hits, text)
     if hits:
         none_option = True if "none" in special else (False if option_texts else None)
         letters, method = _decide(hits, text, valid, none_option)
@@ -964,7 +1126,7 @@ def _read_choice(response: str, options: str, *, multi: bool = False,
     m = _STANDALONE_START.match(text)
     if m and _NEGATION_AFTER.match(text[m.end(1):]):
         m = None  # "A项不符合。……": the response opens by rejecting A
-    if m and not multi and _second_option_line(text, m.group(1).upper(), valid):
+    if m and not multi and _next_option_line(text, m.group(1).upper(), valid):
         return Extraction(None, "second_option_endorsed")  # "B. Ceftriaxone\nD. Azithromycin"
     if m and m.group(1).upper() in valid and not echoed:
         if multi:
@@ -993,8 +1155,9 @@ def _read_choice(response: str, options: str, *, multi: bool = False,
     if t and (t.group(1) or t.group(2)).upper() in valid:
         return Extraction((t.group(1) or t.group(2)).upper(), "trailing_letter")
     if option_texts:
-        # When the response first lists the options, only what it says after the list can name its answer.
-        tail = text[_echo_end(text):] if echoed else text
+        # When the response lists the options (first, or one by one to discuss each), only what it says after the
+        # last option line can name its answer: an option's own line is no choice of it.
+        tail = text[_echo_end(text):] if echoed or _walks_through_options(text, valid) else text
         found = _by_option_text(tail, {k: v for k, v in option_texts.items() if k in valid}, multi)
         if found:
             return Extraction(found, "option_text")
