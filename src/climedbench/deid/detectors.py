@@ -1,0 +1,338 @@
+"""Detectors that need more than one regular expression: names (Chinese by surname + cue words, English by titles,
+cues and credentials, romanised Chinese names), addresses (a gazetteer of Chinese places, US street addresses) and
+organisations (hospitals, schools, employers by their suffix). Each returns spans; `patterns.PATTERNS` holds the rest.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+
+from climedbench.deid import lexicon
+from climedbench.deid.patterns import ADDRESS, NAME, ORGANIZATION, PATTERNS, PatternSpec
+
+
+@dataclass(frozen=True)
+class Span:
+    start: int
+    end: int
+    entity: str
+    score: float
+    detector: str
+
+
+@cache
+def _compiled(spec: PatternSpec) -> re.Pattern[str]:
+    return re.compile(spec.regex, spec.flags)
+
+
+def pattern_spans(text: str, specs: tuple[PatternSpec, ...] = PATTERNS) -> list[Span]:
+    out = []
+    for spec in specs:
+        for m in _compiled(spec).finditer(text):
+            start, end = (m.start("v"), m.end("v")) if "v" in m.groupdict() and m.group("v") else m.span()
+            value = text[start:end].rstrip()
+            end = start + len(value)
+            if not value:
+                continue
+            score = spec.score
+            if spec.validator is not None and not spec.validator(value):
+                score = spec.invalid_score
+            if score > 0:
+                out.append(Span(start, end, spec.entity, score, spec.name))
+    return out
+
+
+# ---------------------------------------------------------------- Chinese names
+
+@cache
+def _zh_name_regexes() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    single, compound = lexicon.zh_surnames()
+    surname = "(?:" + "|".join(sorted(compound, key=len, reverse=True)) + "|[" + "".join(sorted(single)) + "])"
+    before = "|".join(sorted(map(re.escape, lexicon.ZH_NAME_BEFORE), key=len, reverse=True))
+    after = "|".join(sorted(map(re.escape, lexicon.ZH_NAME_AFTER), key=len, reverse=True))
+    # A cue, an optional separator, then a surname and one or two given characters.
+    cued = re.compile(f"(?:{before})[:：\\s]*(?:为|是|叫|名叫)?[:：\\s]*(?P<v>{surname}[\u4e00-\u9fa5]{{1,2}})")
+    titled = re.compile(f"(?P<v>{surname}[\u4e00-\u9fa5]{{0,2}}?)(?:{after})")
+    return cued, titled
+
+
+def _given_length(text: str, start: int, surname_len: int, max_end: int) -> int:
+    """How many characters a Chinese name starting at `start` has: the surname and one or two given characters,
+    ending early at a character that follows names (因, 于, 男, punctuation...) or where jieba reads a common word."""
+    end = start + surname_len + 1
+    if end < max_end and text[end] not in lexicon.ZH_AFTER_NAME_CHARS:
+        end += 1
+    return end
+
+
+@cache
+def _jieba_words() -> dict[str, int]:
+    import logging
+
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    jieba.initialize()
+    return jieba.dt.FREQ  # type: ignore[no-any-return]
+
+
+def _looks_like_word(candidate: str) -> bool:
+    """A common word or medical term (高热, 王道, 黄疸): in jieba's dictionary with a frequency, and not a name."""
+    import jieba.posseg as pseg
+
+    freq = _jieba_words().get(candidate, 0)
+    if freq == 0:
+        return False
+    tags = [p.flag for p in pseg.lcut(candidate)]
+    return not (len(tags) == 1 and tags[0].startswith("nr"))
+
+
+_NAME_JOINERS = "和与及、同对给让请被由向跟找"
+
+
+def zh_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
+    _, compound = lexicon.zh_surnames()
+    cued, titled = _zh_name_regexes()
+    found: list[Span] = []
+    for m in cued.finditer(text):
+        start = m.start("v")
+        sl = 2 if text[start:start + 2] in compound else 1
+        end = _given_length(text, start, sl, m.end("v"))
+        name = text[start:end]
+        if not _looks_like_word(name):
+            found.append(Span(start, end, NAME, 0.85, "zh-name-cue"))
+    for m in titled.finditer(text):
+        start, end = m.span("v")
+        name = text[start:end]
+        sl = 2 if name[:2] in compound else 1
+        if len(name) < sl:
+            continue
+        # The surname alone before a title (王医生, 李女士) identifies too; longer names must not be words.
+        if len(name) == sl or not _looks_like_word(name):
+            # Inside a longer run of Chinese text: only when the run before it is a cue word.
+            inside = start > 0 and "\u4e00" <= text[start - 1] <= "\u9fa5" and text[start - 1] not in _NAME_JOINERS
+            if inside and not any(text[:start].endswith(w) for w in lexicon.ZH_NAME_BEFORE):
+                continue
+            found.append(Span(start, end, NAME, 0.8, "zh-name-title"))
+    for name in deny:
+        for m in re.finditer(re.escape(name), text):
+            found.append(Span(m.start(), m.end(), NAME, 1.0, "deny-list"))
+    return _propagate(text, found, "zh-name-repeat")
+
+
+def _propagate(text: str, spans: list[Span], detector: str, min_len: int = 2) -> list[Span]:
+    """Every further occurrence of a detected name in the same note is a name too."""
+    names = {text[s.start:s.end] for s in spans if s.end - s.start >= min_len}
+    out = list(spans)
+    for name in names:
+        for m in re.finditer(re.escape(name), text):
+            out.append(Span(m.start(), m.end(), NAME, 0.8, detector))
+    return out
+
+
+# ---------------------------------------------------------------- English names
+
+_CAP = r"[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?"
+_INITIAL = r"[A-Z]\.?"
+
+
+@cache
+def _en_name_regexes() -> tuple[re.Pattern[str], ...]:
+    full = f"{_CAP}(?:\\s+(?:{_INITIAL}|{_CAP})){{0,3}}"
+    titled = re.compile(f"\\b{lexicon.EN_TITLES}\\s+(?P<v>(?:{_INITIAL}\\s+)?{full})")
+    cues = "|".join(lexicon.EN_NAME_CUES)
+    cued = re.compile(f"\\b(?i:{cues})\\s*[:#-]\\s*(?:(?i:his|her|the|their|patient's)\\s+)?"
+                      f"(?:(?i:{cues})\\s+)?(?P<v>(?:{_INITIAL}\\s+)?{full})")
+    credential = re.compile(f"(?P<v>(?:{_INITIAL}\\s+)?{full}),?\\s+{lexicon.EN_CREDENTIALS}\\b")
+    initials = re.compile(r"\b(?P<v>[A-Z]\.\s?[A-Z]\.(?:\s?[A-Z]\.)?)(?=[\s,;)]|$)")
+    lastfirst = re.compile(f"\\b(?i:{cues})\\s*[:#-]\\s*(?P<v>{_CAP},\\s*{_CAP}(?:\\s+{_INITIAL})?)")
+    pinyin = "|".join(sorted(lexicon.pinyin_surnames(), key=len, reverse=True))
+    romanised = re.compile(f"\\b(?P<v>(?:{pinyin})\\s+[A-Z][a-z]{{1,6}}(?:[-\\s]?[a-z]{{2,6}})?)\\b")
+    romanised_rev = re.compile(f"\\b(?P<v>[A-Z][a-z]{{1,6}}(?:-[a-z]{{2,6}})?\\s+(?:{pinyin}))\\b(?!\\s+[a-z])")
+    return titled, cued, credential, initials, lastfirst, romanised, romanised_rev
+
+
+def _trim_name(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """Drop trailing words that are not name parts (section words, eponym followers); None if nothing is left."""
+    words = list(re.finditer(r"[A-Za-z][A-Za-z.'-]*", text[start:end]))
+    keep = []
+    for w in words:
+        if w.group().rstrip(".").lower() in lexicon.EN_NOT_NAMES and len(w.group()) > 2:
+            break
+        keep.append(w)
+    if not keep:
+        return None
+    e = start + keep[-1].end()
+    after = text[e:e + 40].lower().lstrip(" '")
+    if after.startswith("s ") or any(after.startswith(f) for f in lexicon.EPONYM_FOLLOWERS):
+        return None
+    return start, e
+
+
+def en_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
+    regexes = _en_name_regexes()
+    names = ("en-name-title", "en-name-cue", "en-name-credential", "en-initials", "en-name-lastfirst",
+             "en-name-pinyin", "en-name-pinyin")
+    found: list[Span] = []
+    for rx, detector in zip(regexes, names, strict=True):
+        for m in rx.finditer(text):
+            trimmed = _trim_name(text, *m.span("v")) if detector != "en-initials" else m.span("v")
+            if trimmed is None:
+                continue
+            value = text[trimmed[0]:trimmed[1]]
+            if detector == "en-name-cue" and value.islower():
+                continue
+            found.append(Span(*trimmed, NAME, 0.85, detector))
+    for name in deny:
+        for m in re.finditer(r"\b" + re.escape(name) + r"\b", text):
+            found.append(Span(m.start(), m.end(), NAME, 1.0, "deny-list"))
+    # Each part of a found name (Smith of John Smith) found again elsewhere in the note.
+    parts = {p for s in found for p in re.findall(r"[A-Z][a-z]{2,}(?:-[A-Z][a-z]+)?", text[s.start:s.end])
+             if p.lower() not in lexicon.EN_NOT_NAMES}
+    for p in parts:
+        for m in re.finditer(r"\b" + re.escape(p) + r"\b", text):
+            after = text[m.end():m.end() + 30].lower().lstrip(" '")
+            if not (after.startswith("s ") or any(after.startswith(f) for f in lexicon.EPONYM_FOLLOWERS)):
+                found.append(Span(m.start(), m.end(), NAME, 0.75, "en-name-repeat"))
+    return found
+
+
+def spacy_persons(doc: object, text: str) -> list[Span]:
+    """PERSON entities of an English spaCy pipeline, without eponyms and section words."""
+    out = []
+    for ent in getattr(doc, "ents", ()):
+        if ent.label_ != "PERSON":
+            continue
+        trimmed = _trim_name(text, ent.start_char, ent.end_char)
+        if trimmed is None:
+            continue
+        value = text[trimmed[0]:trimmed[1]]
+        if not re.search(r"[A-Z][a-z]{2,}", value) or all(w.lower() in lexicon.EN_NOT_NAMES for w in value.split()):
+            continue
+        out.append(Span(*trimmed, NAME, 0.7, "spacy-person"))
+    return out
+
+
+# ---------------------------------------------------------------- addresses
+
+@cache
+def _zh_place_regex() -> re.Pattern[str]:
+    provinces, lower = lexicon.china_places()
+    places = sorted(set(provinces) | set(lower), key=len, reverse=True)
+    tail = lexicon.ADDRESS_TAIL_ZH
+    detail = f"[\u4e00-\u9fa5A-Za-z0-9０-９\\-#－—（）()]*?[{tail}0-9０-９)）]"
+    return re.compile(f"(?:{'|'.join(map(re.escape, places))})(?:{detail})?(?:[\u4e00-\u9fa5A-Za-z0-9-]*?[号室楼栋层])?")
+
+
+_ZH_ADDRESS_CUE = re.compile(r"(?:住址|地址|家住|住在|现住|现居|居住于|居住地|户籍地址?|户口所在地|通讯地址|联系地址|工作单位地址|"
+                             r"家庭住址|出生地|常住地址?)[:：\s]*(?P<v>[^，。；;,\n\t（(]{3,40})")
+_ZH_STREET = re.compile(r"(?P<v>[\u4e00-\u9fa5]{1,10}?(?:路|街|大道|大街|巷|胡同|弄)\d+(?:号|弄)(?:[\u4e00-\u9fa5\d\-]{0,20}?"
+                        r"(?:室|楼|栋|幢|单元|号))?)")
+_ZH_STOP_BEFORE = "于在到至转往赴去来自从经由及和与的、，。；：（）()\n 住家居"
+_ORG_INSIDE = re.compile("|".join(map(re.escape, lexicon.ORG_SUFFIXES_ZH)))
+
+
+def zh_addresses(text: str) -> list[Span]:
+    provinces, _ = lexicon.china_places()
+    out = []
+    for m in _zh_place_regex().finditer(text):
+        start, end = m.span()
+        value = text[start:end]
+        # A province on its own may stay (Safe Harbor keeps the state); below it is identifying.
+        lead = next((p for p in sorted(provinces, key=len, reverse=True) if value.startswith(p)), "")
+        if lead:
+            start += len(lead)
+            value = text[start:end]
+        if len(value) < 2 or value in provinces or _ORG_INSIDE.search(value):
+            continue
+        # A place name that is part of an organisation's name is found as the organisation.
+        if re.match(r"[\u4e00-\u9fa5]{0,8}(?:医院|大学|学院|中学|小学|公司|卫生院|中心)", text[end:end + 12]):
+            continue
+        out.append(Span(start, end, ADDRESS, 0.85, "zh-gazetteer"))
+    for rx, name in ((_ZH_ADDRESS_CUE, "zh-address-cue"), (_ZH_STREET, "zh-street")):
+        for m in rx.finditer(text):
+            s, e = m.span("v")
+            value = text[s:e]
+            lead = next((p for p in sorted(provinces, key=len, reverse=True) if value.startswith(p)), "")
+            s += len(lead)
+            if name == "zh-street":
+                place = _zh_place_regex().search(text, s, e)
+                if place is not None:
+                    s = place.start() + len(next((p for p in sorted(provinces, key=len, reverse=True)
+                                                  if text.startswith(p, place.start())), ""))
+                while s < e and text[s] in _ZH_STOP_BEFORE:
+                    s += 1
+            if e - s >= 2:
+                out.append(Span(s, e, ADDRESS, 0.85, name))
+    return out
+
+
+_EN_STREET = re.compile(
+    r"(?<![\w-])\d{1,6}\s+(?:[NSEW]\.?\s+)?(?:[A-Z][A-Za-z'-]*\.?\s+){1,4}" + lexicon.EN_STREET +
+    r"(?:,?\s+(?:Apt|Apartment|Suite|Ste|Unit|Fl|Floor|Room|Rm|#)\.?\s*#?\w+)?"
+    r"(?:,\s+[A-Z][a-z]+(?:\s+[A-Z][a-z]+){0,2})?(?:,?\s+(?:" + "|".join(lexicon.US_STATES) + r"))?"
+    r"(?:\s+\d{5}(?:-\d{4})?)?")
+_EN_CITY_ZIP = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+){0,2},\s+(?:" + "|".join(lexicon.US_STATES) +
+                          r")\s+\d{5}(?:-\d{4})?\b")
+_EN_ZIP_CUE = re.compile(r"(?:zip(?:\s+code)?|postal\s+code|邮编|邮政编码)[:：\s]*(?P<v>\d{5,6}(?:-\d{4})?)", re.IGNORECASE)
+_EN_PO_BOX = re.compile(r"\bP\.?\s?O\.?\s+Box\s+\d+\b", re.IGNORECASE)
+
+
+def en_addresses(text: str) -> list[Span]:
+    out = []
+    for rx, name in ((_EN_STREET, "en-street"), (_EN_CITY_ZIP, "en-city-zip"), (_EN_PO_BOX, "en-po-box")):
+        out += [Span(*m.span(), ADDRESS, 0.85, name) for m in rx.finditer(text)]
+    out += [Span(*m.span("v"), ADDRESS, 0.85, "zip-cue") for m in _EN_ZIP_CUE.finditer(text)]
+    return out
+
+
+# ---------------------------------------------------------------- organisations
+
+@cache
+def _zh_org_regex() -> re.Pattern[str]:
+    suffixes = "|".join(sorted(map(re.escape, lexicon.ORG_SUFFIXES_ZH), key=len, reverse=True))
+    return re.compile(f"(?:{suffixes})")
+
+
+_ZH_ORG_STOP = set("于在到至转往赴去来自从经由及与的、，。；：:（）()\n \t为是就诊入住前后外送曾")
+
+
+def zh_organisations(text: str, allow: frozenset[str] = frozenset()) -> list[Span]:
+    out = []
+    for m in _zh_org_regex().finditer(text):
+        end = m.end()
+        start = m.start()
+        while start > 0 and m.start() - start < 16 and text[start - 1] not in _ZH_ORG_STOP and \
+                ("\u4e00" <= text[start - 1] <= "\u9fa5" or text[start - 1].isalnum()):
+            start -= 1
+        # A department after the organisation belongs to it (北京某某医院心内科).
+        dept = re.match(r"[\u4e00-\u9fa5]{1,8}?(?:科|病区|门诊|中心|研究室|实验室)", text[end:end + 10])
+        name = text[start:m.start()]
+        if not name or name in lexicon.ORG_GENERIC_ZH or (len(name) == 1 and name not in "协华湘齐"):
+            continue
+        value = text[start:end]
+        if value in allow:
+            continue
+        if dept:
+            end += dept.end()
+        out.append(Span(start, end, ORGANIZATION, 0.8, "zh-organisation"))
+    return out
+
+
+_EN_ORG = re.compile(r"(?:\b(?:St\.?|Saint|Mount|Mt\.?)\s+)?(?:\b[A-Z][A-Za-z'&.-]*\s+(?:of\s+(?:the\s+)?)?){1,6}(?:" +
+                     "|".join(lexicon.ORG_SUFFIXES_EN) + r")\b(?:\s+of\s+(?:[A-Z][a-z]+\s?){1,4})?")
+
+
+def en_organisations(text: str, allow: frozenset[str] = frozenset()) -> list[Span]:
+    out = []
+    for m in _EN_ORG.finditer(text):
+        value = m.group().strip()
+        first = value.split()[0].lower()
+        if value in allow or (first in {"the", "this", "our", "a", "an", "outside", "local", "community", "general"} \
+                and len(value.split()) <= 2):
+            continue
+        start = m.start()
+        out.append(Span(start, start + len(value), ORGANIZATION, 0.8, "en-organisation"))
+    return out

@@ -1,0 +1,198 @@
+"""`climedbench deid`: every note analysed, its PHI replaced, written in the input's layout, and a report.
+
+Fails closed: a note whose analysis or replacement raises is withheld from the output (its record or file is not
+written) and listed in the report by a keyed hash with the error's type, never its text. The report holds counts per
+type and detector, flags for a human look and keyed hashes of each replaced value, never PHI. A manifest
+(`deid_manifest.json`) marks the output folder as de-identified for the commands that read notes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from climedbench.deid.detectors import Span
+from climedbench.deid.engine import Analyzer, DeidConfig, detect_language
+from climedbench.deid.notes import Note, Options, Record, find_files, iter_notes, read_file, write_file
+from climedbench.deid.surrogates import Mode, Replacer
+from climedbench.errors import ConfigError
+
+MANIFEST = "deid_manifest.json"
+REPORT = "deid_report.json"
+REVIEW = "deid_review.html"
+# A note is flagged for a human look when a replaced value was found with low confidence or when it has unusually
+# many replacements for its length (a table of names, a pasted contact list).
+LOW_CONFIDENCE = 0.75
+DENSE_PER_1000_CHARS = 25.0
+
+
+@dataclass
+class NoteResult:
+    note: Note
+    output: str
+    language: str
+    spans: list[Span]
+    replaced: list[tuple[int, int, str, str]]  # (start, end, type, replacement) in the output text
+    flags: list[str] = field(default_factory=list)
+
+
+def deidentify_text(text: str, patient: str, analyzer: Analyzer, replacer: Replacer, language: str = "auto"
+                    ) -> tuple[str, str, list[Span], list[tuple[int, int, str, str]]]:
+    """(de-identified text, language, spans found in the input, replaced spans in the output)."""
+    lang = detect_language(text) if language == "auto" else language
+    spans = analyzer.analyze(text, lang)
+    out, replaced, pos = [], [], 0
+    length = 0
+    for s in spans:
+        out.append(text[pos:s.start])
+        length += s.start - pos
+        new = replacer.replace(s.entity, text[s.start:s.end], patient, lang)
+        replaced.append((length, length + len(new), s.entity, new))
+        out.append(new)
+        length += len(new)
+        pos = s.end
+    out.append(text[pos:])
+    return "".join(out), lang, spans, replaced
+
+
+def _flags(res: NoteResult) -> list[str]:
+    flags = []
+    low = sum(1 for s in res.spans if s.score < LOW_CONFIDENCE)
+    if low:
+        flags.append(f"low-confidence:{low}")
+    chars = max(len(res.note.text), 1)
+    density = 1000 * len(res.spans) / chars
+    if density > DENSE_PER_1000_CHARS and len(res.spans) >= 5:
+        flags.append(f"dense:{density:.0f}/1000")
+    if not res.spans and len(res.note.text) > 200:
+        flags.append("nothing-found")
+    return flags
+
+
+@dataclass
+class DeidRun:
+    input: Path
+    out: Path
+    salt: bytes
+    mode: Mode = "surrogate"
+    language: str = "auto"
+    config: DeidConfig = field(default_factory=DeidConfig)
+    options: Options = field(default_factory=Options)
+    review: bool = False
+
+    def run(self, progress: Any = None) -> dict[str, Any]:
+        started = time.perf_counter()
+        analyzer = Analyzer(self.config)
+        replacer = Replacer(self.salt, self.mode)
+        root = self.input if self.input.is_dir() else self.input.parent
+        files = find_files(self.input)
+        results: list[NoteResult] = []
+        withheld: list[dict[str, str]] = []
+        written = 0
+        for path in files:
+            rel = str(path.relative_to(root))
+            kind, records = read_file(path, rel, self.options)
+            kept: list[Record] = []
+            bad_records = set()
+            for record, col, note in iter_notes(records):
+                try:
+                    text, lang, spans, replaced = deidentify_text(note.text, note.patient, analyzer, replacer,
+                                                                  self.language)
+                except Exception as e:  # fail closed: withhold the note, never pass it through
+                    withheld.append({"id": replacer.value_hash(note.doc_id), "where_hash": replacer.value_hash(
+                        note.where), "error": type(e).__name__})
+                    bad_records.add(id(record))
+                    continue
+                record.fields[col] = text
+                res = NoteResult(note, text, lang, spans, replaced)
+                res.flags = _flags(res)
+                results.append(res)
+                if progress is not None:
+                    progress(len(results))
+            for record in records:
+                if id(record) in bad_records:
+                    continue
+                if kind != "note":
+                    record.fields = self._keep_fields(record, replacer)
+                kept.append(record)
+            out_rel = self._output_name(rel, analyzer, replacer)
+            if kind == "note" and kept:
+                kept[0].fields = {"text": kept[0].fields.get("text", "")}
+            if kept:
+                fieldnames = list(kept[0].fields) if kind != "note" else []
+                write_file(self.out / out_rel, kind, kept, fieldnames)
+                written += 1
+        report = self._report(results, withheld, replacer, time.perf_counter() - started, len(files), written)
+        (self.out / REPORT).write_text(json.dumps(report, ensure_ascii=False, indent=1), encoding="utf-8")
+        manifest = {"deidentified_by": "climedbench deid", "mode": self.mode, "config": self.config.digest,
+                    "notes": len(results), "withheld": len(withheld), "report": REPORT}
+        (self.out / MANIFEST).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+        if self.review:
+            from climedbench.deid.review import write_review
+
+            write_review(self.out / REVIEW, results, replacer)
+        return report
+
+    def _keep_fields(self, record: Record, replacer: Replacer) -> dict[str, object]:
+        o = self.options
+        fields: dict[str, object] = {}
+        raw = record.fields
+        fields[o.id_column] = raw[o.id_column] if o.keep_ids else replacer.value_hash(str(raw[o.id_column]))
+        if o.patient_column and o.patient_column in raw:
+            fields[o.patient_column] = raw[o.patient_column] if o.keep_ids else replacer.value_hash(
+                str(raw[o.patient_column]))
+        for col in o.text_columns:
+            fields[col] = raw.get(col)
+        for col in o.keep_columns:
+            if col in raw:
+                fields[col] = raw[col]
+        return fields
+
+    def _output_name(self, rel: str, analyzer: Analyzer, replacer: Replacer) -> str:
+        """File names can hold names too (张三_入院记录.txt): they go through the same detectors."""
+        parts = []
+        for part in Path(rel).parts:
+            stem, dot, suffix = part.rpartition(".") if "." in part else (part, "", "")
+            new, _, _, _ = deidentify_text(stem, stem, analyzer, replacer, self.language)
+            parts.append(new.replace("/", "_") + dot + suffix)
+        return str(Path(*parts))
+
+    def _report(self, results: list[NoteResult], withheld: list[dict[str, str]], replacer: Replacer,
+                seconds: float, files: int, written: int) -> dict[str, Any]:
+        totals: Counter[str] = Counter()
+        detectors: Counter[str] = Counter()
+        per_doc = []
+        for r in results:
+            counts = Counter(s.entity for s in r.spans)
+            dets = Counter(d for s in r.spans for d in s.detector.split("+"))
+            totals.update(counts)
+            detectors.update(dets)
+            per_doc.append({
+                "id": replacer.value_hash(r.note.doc_id), "language": r.language, "chars": len(r.note.text),
+                "counts": dict(sorted(counts.items())), "detectors": dict(sorted(dets.items())), "flags": r.flags,
+                "spans": [{"type": s.entity, "start": s.start, "end": s.end, "score": round(s.score, 2),
+                           "detector": s.detector, "hash": replacer.value_hash(r.note.text[s.start:s.end])}
+                          for s in r.spans],
+            })
+        return {
+            "tool": "climedbench deid", "mode": replacer.mode, "language": self.language,
+            "config": {"source": self.config.source, "digest": self.config.digest},
+            "salt_id": hashlib.sha256(replacer.digest("salt-id")).hexdigest()[:12],
+            "files": files, "files_written": written, "notes": len(results), "withheld": withheld,
+            "totals": dict(sorted(totals.items())), "detectors": dict(sorted(detectors.items())),
+            "needs_review": [d["id"] for d in per_doc if d["flags"]], "seconds": round(seconds, 2),
+            "documents": per_doc,
+        }
+
+
+def require_deidentified(folder: Path, already: bool = False) -> None:
+    """For commands that read notes: refuse a folder that `climedbench deid` did not write, unless told otherwise."""
+    if already or (folder / MANIFEST).exists() or (folder.parent / MANIFEST).exists():
+        return
+    raise ConfigError(f"{folder}: these notes did not go through `climedbench deid` (no {MANIFEST}); de-identify "
+                      f"them first, or pass --already-deidentified if your institution already did")
