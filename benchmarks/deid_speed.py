@@ -58,7 +58,8 @@ def main() -> None:
         deidentify_text(t, f"p{i % 50}", analyzer, replacer)
         chars += len(t)
     dt = time.perf_counter() - t1
-    print(f"start-up {startup:.1f} s; {len(texts)} notes ({a.lang}, mean {chars / len(texts):.0f} chars) in {dt:.1f} s: "
+    mean = chars / len(texts)
+    print(f"start-up {startup:.1f} s; {len(texts)} notes ({a.lang}, mean {mean:.0f} chars) in {dt:.1f} s: "
           f"{len(texts) / dt:.0f} notes/s, {chars / dt / 1000:.0f} k chars/s (one process)")
 
 
