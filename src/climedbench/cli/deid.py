@@ -40,6 +40,9 @@ def deid(
                                                 "hashes).")] = False,
     encoding: Annotated[str, typer.Option(help="utf-8 or gb18030.")] = "utf-8",
     review: Annotated[bool, typer.Option(help="Also write deid_review.html for the reviewer's sign-off.")] = False,
+    workers: Annotated[int, typer.Option(min=0, help="Processes (0: the number of cores).")] = 0,
+    ner: Annotated[bool, typer.Option(help="Also take English person names from spaCy's statistical NER (slower; "
+                                           "--no-ner: the rule detectors alone).")] = True,
     demo: Annotated[bool, typer.Option(help="De-identify the bundled synthetic notes and show before/after.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
@@ -100,7 +103,7 @@ def deid(
         opts.keep_columns = ("kind",)
     out_dir.mkdir(parents=True, exist_ok=True)
     run = DeidRun(source, out_dir, salt, mode=mode, language=lang, config=load_config(config),  # type: ignore[arg-type]
-                  options=opts, review=review)
+                  options=opts, review=review, workers=workers or (os.cpu_count() or 1), ner=ner)
     report = run.run()
     if json_out:
         print_json(report)

