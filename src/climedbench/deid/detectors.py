@@ -62,7 +62,8 @@ def _given_length(text: str, start: int, surname_len: int, max_end: int) -> int:
     """How many characters a Chinese name starting at `start` has: the surname and one or two given characters,
     ending early at a character that follows names (因, 于, 男, punctuation...) or where jieba reads a common word."""
     end = start + surname_len + 1
-    if end < max_end and text[end] not in lexicon.ZH_AFTER_NAME_CHARS:
+    # A third character that starts a word with the next one (王丽|沟通, 李娜|签名) is not part of the name.
+    if end < max_end and text[end] not in lexicon.ZH_AFTER_NAME_CHARS and not _jieba_words().get(text[end:end + 2]):
         end += 1
     return end
 
@@ -78,18 +79,34 @@ def _jieba_words() -> dict[str, int]:
     return jieba.dt.FREQ  # type: ignore[no-any-return]
 
 
+# What follows a surname-initial medical term rather than a name (马凡综合征, 张力性气胸, 陈旧性, 李斯特菌).
+_MEDICAL_AFTER = ("综合征", "综合症", "病", "症", "征", "菌", "性", "炎", "瘤", "癌", "氏", "样", "型", "素", "酶", "胞", "蛋白",
+                  "反射", "试验", "评分", "分级", "分期", "手术", "术", "管", "期")
+
+
 def _looks_like_word(candidate: str) -> bool:
-    """A common word or medical term (高热, 王道, 黄疸): in jieba's dictionary with a frequency, and not a name."""
+    """A common word or medical term (高热, 黄疸, 白细胞): in jieba's dictionary and not tagged as a name."""
     import jieba.posseg as pseg
 
-    freq = _jieba_words().get(candidate, 0)
-    if freq == 0:
+    if _jieba_words().get(candidate, 0) == 0:
         return False
     tags = [p.flag for p in pseg.lcut(candidate)]
     return not (len(tags) == 1 and tags[0].startswith("nr"))
 
 
+def _not_a_name(text: str, start: int, end: int, sl: int, strong: bool) -> bool:
+    """Whether a cued candidate is a term, not a name: followed by a medical suffix, or (after a weak cue such as
+    患者 with no colon) a dictionary word at its first two or three characters."""
+    two = start + sl + 1
+    if any(text.startswith(m, two) or text.startswith(m, end) for m in _MEDICAL_AFTER):
+        return True
+    if strong:
+        return False
+    return _looks_like_word(text[start:two]) or _looks_like_word(text[start:two + 1])
+
+
 _NAME_JOINERS = "和与及、同对给让请被由向跟找"
+_STRONG_CUES = frozenset(("姓名", "签名", "医师签名", "医生签名", "记录者", "记录人", "联系人", "家属", "监护人", "代理人"))
 
 
 def zh_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
@@ -100,8 +117,9 @@ def zh_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
         start = m.start("v")
         sl = 2 if text[start:start + 2] in compound else 1
         end = _given_length(text, start, sl, m.end("v"))
-        name = text[start:end]
-        if not _looks_like_word(name):
+        cue = text[m.start():start]
+        strong = bool(re.search(r"[:：]\s*$", cue)) or cue.rstrip() in _STRONG_CUES
+        if not _not_a_name(text, start, end, sl, strong):
             found.append(Span(start, end, NAME, 0.85, "zh-name-cue"))
     for m in titled.finditer(text):
         start, end = m.span("v")
@@ -149,8 +167,9 @@ def _en_name_regexes() -> tuple[re.Pattern[str], ...]:
     initials = re.compile(r"\b(?P<v>[A-Z]\.\s?[A-Z]\.(?:\s?[A-Z]\.)?)(?=[\s,;)]|$)")
     lastfirst = re.compile(f"\\b(?i:{cues})\\s*[:#-]\\s*(?P<v>{_CAP},\\s*{_CAP}(?:\\s+{_INITIAL})?)")
     pinyin = "|".join(sorted(lexicon.pinyin_surnames(), key=len, reverse=True))
-    romanised = re.compile(f"\\b(?P<v>(?:{pinyin})\\s+[A-Z][a-z]{{1,6}}(?:[-\\s]?[a-z]{{2,6}})?)\\b")
-    romanised_rev = re.compile(f"\\b(?P<v>[A-Z][a-z]{{1,6}}(?:-[a-z]{{2,6}})?\\s+(?:{pinyin}))\\b(?!\\s+[a-z])")
+    upper = "|".join(sorted((p.upper() for p in lexicon.pinyin_surnames()), key=len, reverse=True))
+    romanised = re.compile(f"\\b(?P<v>(?:{pinyin}|{upper})\\s+[A-Z][a-z]{{1,6}}(?:[-\\s]?[a-z]{{2,6}})?)\\b")
+    romanised_rev = re.compile(f"\\b(?P<v>[A-Z][a-z]{{1,6}}(?:-[a-z]{{2,6}})?\\s+(?:{pinyin}|{upper}))\\b(?!\\s+[a-z])")
     return titled, cued, credential, initials, lastfirst, romanised, romanised_rev
 
 
@@ -222,8 +241,9 @@ def _zh_place_regex() -> re.Pattern[str]:
     provinces, lower = lexicon.china_places()
     places = sorted(set(provinces) | set(lower), key=len, reverse=True)
     tail = lexicon.ADDRESS_TAIL_ZH
-    detail = f"[\u4e00-\u9fa5A-Za-z0-9０-９\\-#－—（）()]*?[{tail}0-9０-９)）]"
-    return re.compile(f"(?:{'|'.join(map(re.escape, places))})(?:{detail})?(?:[\u4e00-\u9fa5A-Za-z0-9-]*?[号室楼栋层])?")
+    # After the place: chunks that each end in an address word (区, 路, 号, 村, 组, 室, ...), as many as follow.
+    detail = f"(?:[\u4e00-\u9fa5A-Za-z0-9０-９\\-#－—]{{0,12}}?[{tail}])*"
+    return re.compile(f"(?:{'|'.join(map(re.escape, places))}){detail}(?:[0-9０-９]+[号室楼栋层组]?)?")
 
 
 _ZH_ADDRESS_CUE = re.compile(r"(?:住址|地址|家住|住在|现住|现居|居住于|居住地|户籍地址?|户口所在地|通讯地址|联系地址|工作单位地址|"
@@ -296,7 +316,7 @@ def _zh_org_regex() -> re.Pattern[str]:
     return re.compile(f"(?:{suffixes})")
 
 
-_ZH_ORG_STOP = set("于在到至转往赴去来自从经由及与的、，。；：:（）()\n \t为是就诊入住前后外送曾")
+_ZH_ORG_STOP = set("于在到至转往赴去来自从经由及与的、，。；：:（）()\n \t就诊入住前后外送曾")
 
 
 def zh_organisations(text: str, allow: frozenset[str] = frozenset()) -> list[Span]:

@@ -76,7 +76,7 @@ PATTERNS: tuple[PatternSpec, ...] = (
     PatternSpec(ID_NUMBER, "cn-resident-id-15", _ND + r"[1-9]\d{7}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}" + _NA,
                 0.7),
     PatternSpec(ID_NUMBER, "id-cue",
-                r"(?<![A-Za-z])(?:身份证(?:号码?)?|证件号码?|公民身份号码|ID\s?(?:card|number|no\.?))" + _SEP +
+                r"(?<![A-Za-z])(?:身份证(?:号码?)?|证件号码?|公民身份号码|驾驶证号?|驾照号?|ID\s?(?:card|number|no\.?)|driver'?s\s+licen[cs]e(?:\s+(?:number|no\.?|#))?|DL\s?#)" + _SEP +
                 r"(?P<v>[0-9A-Z][0-9A-Z\s-]{5,22}[0-9A-Z])", 0.95),
     PatternSpec(INSURANCE_ID, "us-ssn", _ND + r"\d{3}-\d{2}-\d{4}" + _NA, 0.95),
     PatternSpec(INSURANCE_ID, "insurance-cue",
