@@ -85,13 +85,14 @@ _MEDICAL_AFTER = ("综合征", "综合症", "病", "症", "征", "菌", "性", "
 
 
 def _looks_like_word(candidate: str) -> bool:
-    """A common word or medical term (高热, 黄疸, 白细胞): in jieba's dictionary and not tagged as a name."""
+    """A common word or medical term (高热, 黄疸, 白细胞): in jieba's dictionary and not tagged as a proper noun
+    (jieba tags names nr, and some names ns/nt/nz: 欧阳建 is 'ns')."""
     import jieba.posseg as pseg
 
     if _jieba_words().get(candidate, 0) == 0:
         return False
     tags = [p.flag for p in pseg.lcut(candidate)]
-    return not (len(tags) == 1 and tags[0].startswith("nr"))
+    return not (len(tags) == 1 and tags[0].startswith(("nr", "ns", "nt", "nz")))
 
 
 def _not_a_name(text: str, start: int, end: int, sl: int, strong: bool) -> bool:
