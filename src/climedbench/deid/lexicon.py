@@ -8,6 +8,14 @@ import contextlib
 import io
 from functools import cache
 
+# Common surnames Faker's zh_CN list lacks (闫, 肖, ...), added to it.
+EXTRA_SURNAMES = ("闫肖薛余雷钟龙唐郭尹邵熊孟秦阎潘杜戴夏汪田任姜范方石姚谭廖邹陆金魏贾崔康毛邱江史顾侯万段钱汤黎易常武乔贺"
+                  "赖龚文庞樊兰殷施陶洪翟安颜倪严牛温芦季俞章鲁葛伍韦申尤毕聂丁焦向柳邢路岳齐梅莫庄辛管祝左涂谷祁时舒耿牟卜"
+                  "詹关苗凌费纪靳盛童欧甄项曲成游阳裴席卫查屈鲍位覃霍翁隋植甘景薄单包司柏宁柯阮桂闵解强柴华车冉房边辜吉饶"
+                  "刁瞿戚丘古米池滕晋苑邬臧畅宫来苟全褚廉简娄盖符奚木穆党燕郎邸冀谈姬屠连郜晏栾郁商蒙计喻揭窦迟宇敖糜鄢冷"
+                  "卓花仇艾蓝都巩井练仲乐虞卞封竺冼原官衣楚佟栗匡宗应巫鞠桑荆谌银扬明沙伏岑习胥保和蔺")
+# Surnames that are also everyday function words (由急诊科, 于是, 向上): a name starting with one needs a strong cue.
+FUNCTION_SURNAMES = frozenset("由于向和与从在对把被给以其之是有无不也都就才还又再将所并而但或即因自到至往同跟及为")
 COMPOUND_SURNAMES = (
     "欧阳", "司马", "上官", "诸葛", "东方", "皇甫", "尉迟", "公孙", "慕容", "长孙", "宇文", "司徒", "夏侯", "轩辕",
     "令狐", "钟离", "端木", "南宫", "西门", "独孤", "百里", "呼延", "澹台", "公冶", "宗政", "濮阳", "太史", "申屠",
@@ -23,7 +31,11 @@ ZH_NAME_BEFORE = (
     "妻子", "丈夫", "其妻", "其夫", "爱人", "儿子", "女儿", "之子", "之女", "长子", "次子", "长女", "次女", "父亲", "母亲",
     "其父", "其母", "其子", "其女", "哥哥", "姐姐", "弟弟", "妹妹", "孙子", "孙女", "外孙", "外孙女", "儿媳", "女婿",
     "老伴", "朋友", "同事", "邻居", "介绍人", "转诊医生", "主管医生", "主管医师", "医生", "医师", "大夫", "主任", "教授",
-    "患方", "本人", "申请人", "受检者", "受检人", "献血者", "供者", "受者",
+    "患方", "本人", "申请人", "受检者", "受检人", "献血者", "供者", "受者", "社工", "护工", "营养师", "康复师", "治疗师",
+    "心理咨询师", "器械护士", "巡回护士", "助产士", "接产者", "司机", "担保人", "经办人", "收费员", "药师", "技师",
+    "孙女婿", "外甥", "侄子", "侄女", "舅舅", "姑姑", "叔叔", "阿姨", "伯伯", "嫂子", "姐夫", "妹夫", "婆婆", "公公",
+    "岳父", "岳母", "丈人", "继父", "继母", "养父", "养母", "驾驶员", "肇事者", "辅导员", "班主任", "导师", "同学",
+    "室友", "房东", "雇主", "老板", "队长", "村医", "村长", "联络人", "委托", "证明人", "见证人", "公证人", "律师",
 )
 # Words after a name: titles and roles.
 ZH_NAME_AFTER = (
@@ -34,7 +46,7 @@ ZH_NAME_AFTER = (
 ZH_AFTER_NAME_CHARS = set(
     "因于自诉入出现经在的为是今昨前后突反主男女，,。.、；;：:（()）0123456789０１２３４５６７８９岁年月日等及和与同也都已"
     "将被把对向给让说称述告之行来去到至由从以而但且或并即又再还就才才共约达了着过吗呢吧啊 \t\n\r、等诊治病史"
-    "携陪同签字确认知情拒绝要求表示同意述说诉称患有系既往无有否近晨晚夜午周前左右上下次例位名个项"
+    "携陪同签字确认知情拒绝要求表示同意述说诉称患有系既往无有否近周前左右上下次例位名个项"
 )
 EN_TITLES = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Professor|Nurse|Sister|Rev|Sr|Jr)\.?"
 EN_NAME_CUES = (
@@ -43,7 +55,11 @@ EN_NAME_CUES = (
     r"pcp", r"signed(?:\s+by)?", r"electronically\s+signed\s+by", r"dictated\s+by", r"transcribed\s+by",
     r"seen\s+by", r"cc", r"contact", r"emergency\s+contact", r"next\s+of\s+kin", r"nok", r"guardian", r"wife",
     r"husband", r"son", r"daughter", r"mother", r"father", r"sister", r"brother", r"spouse", r"partner",
-    r"accompanied\s+by", r"interpreter", r"nurse", r"rn", r"np", r"pa", r"md",
+    r"accompanied\s+by", r"interpreter", r"nurse", r"rn", r"np", r"pa", r"md", r"guarantor", r"counselor",
+    r"counsellor", r"chaplain", r"social\s+worker", r"case\s+manager", r"therapist", r"pharmacist", r"dietitian",
+    r"scribe", r"witness", r"poa", r"health\s+care\s+proxy", r"hcp", r"caregiver", r"neighbor", r"friend",
+    r"discussed\s+with", r"spoke\s+with", r"d/w", r"cosigned\s+by", r"reviewed\s+by", r"verified\s+by",
+    r"a/p", r"met\s+with", r"communicated\s+to", r"called", r"paged", r"notified",
 )
 EN_CREDENTIALS = r"(?:MD|M\.D\.|DO|D\.O\.|RN|NP|PA|PA-C|PhD|DDS|PharmD|MBBS|FRCP|MSN|BSN|CNM|CRNA|LPN)"
 # Capitalised words that precede a medical term rather than being a person: eponyms keep their names.
@@ -55,6 +71,8 @@ EPONYM_FOLLOWERS = (
     "staging", "grade", "index", "equation", "formula", "rule", "rules", "murmur", "incision", "hernia", "cyst",
     "diverticulum", "encephalopathy", "phenomenon", "spots", "nodules", "lines", "angle", "space", "canal",
     "duct", "gland", "glands", "loop", "ligament", "muscle", "vein", "artery", "valve", "test's", "'s",
+    "breathing", "respiration", "respirations", "pulse", "point", "body", "palsy", "nodule", "neuroma", "lesion",
+    "hypothesis", "tear", "bundle", "block", "classification", "criteria", "reaction", "agar", "stain",
 )
 # Capitalised words never taken as names on their own (English notes capitalise section titles and drugs).
 EN_NOT_NAMES = frozenset(w.lower() for w in (
@@ -64,13 +82,19 @@ EN_NOT_NAMES = frozenset(w.lower() for w in (
     "Procedure", "Procedures", "Consult", "Consultation", "Note", "Notes", "Report", "Review", "Systems",
     "Mr", "Mrs", "Ms", "Dr", "Miss", "MD", "RN", "NP", "PA", "The", "He", "She", "They", "His", "Her", "No", "Yes",
     "Day", "Date", "Time", "Attending", "Resident", "Signed", "Emergency", "Department", "Contact", "Service",
-    "Parkinson", "Alzheimer", "Cushing", "Addison", "Crohn", "Hodgkin", "Graves", "Hashimoto", "Kawasaki",
-    "Guillain", "Barre", "Barré", "Babinski", "Glasgow", "Apgar", "Wilson", "Huntington", "Raynaud", "Sjogren",
-    "Sjögren", "Bell", "Down", "Turner", "Marfan", "Paget", "Wernicke", "Korsakoff", "Tourette", "Kaposi",
-    "Cheyne", "Stokes", "Murphy", "Kernig", "Brudzinski", "Homan", "Homans", "Trendelenburg", "Valsalva",
-    "Foley", "Swan", "Ganz", "Whipple", "Nissen", "Roux", "Billroth", "Hartmann", "Gleason", "Breslow", "Child",
-    "Pugh", "Ranson", "Wells", "Killip", "Mallory", "Weiss", "Barrett", "Meckel", "Zenker", "Virchow", "Horner",
-    "Bence", "Jones", "Reed", "Sternberg", "Epstein", "Barr", "Gram", "Ziehl", "Neelsen", "Papanicolaou",
+    # Eponyms that are rarely surnames (those that are, Wilson or Murphy, are told apart by what follows them).
+    "Parkinson", "Alzheimer", "Cushing", "Addison", "Crohn", "Hodgkin", "Hashimoto", "Kawasaki", "Guillain",
+    "Barre", "Barré", "Babinski", "Glasgow", "Apgar", "Huntington", "Raynaud", "Sjogren", "Sjögren", "Marfan",
+    "Wernicke", "Korsakoff", "Tourette", "Kaposi", "Cheyne", "Kernig", "Brudzinski", "Trendelenburg", "Valsalva",
+    "Foley", "Ganz", "Whipple", "Nissen", "Roux", "Billroth", "Gleason", "Breslow", "Ranson", "Killip",
+    "Mallory", "Meckel", "Zenker", "Virchow", "Bence", "Sternberg", "Epstein", "Gram", "Ziehl", "Neelsen",
+    "Papanicolaou", "Kussmaul", "Lewy", "Korotkoff", "Osler", "Heberden", "Bouchard", "Bragard", "Lasegue",
+    # Specialties and services (spaCy sometimes takes them for people).
+    "Neurology", "Cardiology", "Surgery", "Orthopedic", "Orthopedics", "Ortho", "Trauma", "Medicine", "Oncology",
+    "Radiology", "Pediatrics", "Psychiatry", "Urology", "Nephrology", "Gastroenterology", "Pulmonology",
+    "Endocrinology", "Dermatology", "Rheumatology", "Hematology", "Cardiothoracic", "Vascular", "Internal",
+    "General", "Ward", "Unit", "Clinic", "Team", "Nursing", "Pharmacy", "Anesthesia", "Obstetrics", "Gynecology",
+    "DOB", "MRN", "SSN", "Age", "Sex", "Acct", "CSN", "Room", "Bed", "Adm", "PCP", "Attn", "FIN", "Ref", "Tel",
     "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "January", "February", "March",
     "April", "May", "June", "July", "August", "September", "October", "November", "December",
 ))
@@ -90,12 +114,13 @@ ORG_GENERIC_ZH = frozenset((
 ))
 ORG_SUFFIXES_EN = (
     r"Hospital", r"Medical\s+Center", r"Medical\s+Centre", r"Health\s+Center", r"Health\s+System", r"Clinic",
-    r"Infirmary", r"University", r"College", r"School", r"Academy", r"Institute", r"Nursing\s+Home",
+    r"Infirmary", r"Senior\s+Living", r"Assisted\s+Living", r"Living\s+Center", r"Care\s+Center", r"University", r"College", r"School", r"Academy", r"Institute", r"Nursing\s+Home",
     r"Rehabilitation\s+Center", r"Hospice", r"Health\s+Care", r"Healthcare", r"Inc\.?", r"LLC", r"Ltd\.?",
     r"Corporation", r"Corp\.?", r"Company", r"Co\.", r"Pharmacy", r"Bank", r"Foundation",
 )
+ORG_SUFFIXES_ZH_MORE = ("分行", "支行", "营业部", "分公司", "总会", "协会", "基金会", "学校", "配送站", "物流")
 ADDRESS_TAIL_ZH = "路街道巷弄胡同里村组屯号栋幢楼座层室单元院区园苑城庄寨坊大厦广场花园小区公寓宿舍社区乡镇县市"
-EN_STREET = (r"(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|Terrace|Ter|"
+EN_STREET = (r"(?:Broadway|Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|Terrace|Ter|"
              r"Circle|Cir|Highway|Hwy|Parkway|Pkwy|Square|Sq|Trail|Trl|Alley|Row|Crescent|Close)\.?")
 US_STATES = ["AL", "AK", "AZ", "AR", "CA", "CO", "CT", "DE", "FL", "GA", "HI", "ID", "IL", "IN", "IA", "KS", "KY", "LA", "ME", "MD", "MA", "MI", "MN", "MS", "MO", "MT", "NE", "NV", "NH", "NJ", "NM", "NY", "NC", "ND", "OH", "OK", "OR", "PA", "RI", "SC", "SD", "TN", "TX", "UT", "VT", "VA", "WA", "WV", "WI", "WY", "DC"]
 
@@ -105,7 +130,7 @@ def zh_surnames() -> tuple[frozenset[str], frozenset[str]]:
     """(single-character surnames, compound surnames)."""
     from faker.providers.person.zh_CN import Provider
 
-    names = set(Provider.last_names)
+    names = set(Provider.last_names) | set(EXTRA_SURNAMES)
     compound = {n for n in names if len(n) == 2} | set(COMPOUND_SURNAMES)
     single = {n for n in names if len(n) == 1}
     return frozenset(single), frozenset(compound)
