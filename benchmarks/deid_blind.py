@@ -56,10 +56,10 @@ def _fmt(r: tuple[float, int, int]) -> str:
     return f"{100 * r[0]:6.1f}% ({r[1]}/{r[2]})"
 
 
-def climed_detector() -> Any:
+def climed_detector(ner: bool = True) -> Any:
     from climedbench.deid.engine import Analyzer
 
-    analyzer = Analyzer()
+    analyzer = Analyzer(ner=ner)
     return lambda text, lang: [(s.start, s.end) for s in analyzer.analyze(text, lang)]
 
 
@@ -82,11 +82,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("corpus", type=Path)
     ap.add_argument("--no-presidio", action="store_true", help="Skip the Presidio baseline.")
+    ap.add_argument("--no-ner", action="store_true", help="climedbench without spaCy's statistical NER.")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     notes = [json.loads(x) for x in a.corpus.read_text("utf-8").splitlines() if x.strip()]
     langs = Counter(n["lang"] for n in notes)
-    mine = climed_detector()
+    mine = climed_detector(ner=not a.no_ner)
     results = {"climedbench": {lang: score([n for n in notes if n["lang"] == lang], mine) for lang in sorted(langs)}}
     results["climedbench"]["all"] = score(notes, mine)
     if not a.no_presidio:
