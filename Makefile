@@ -39,7 +39,7 @@ $(VENV)/.runtime-installed: requirements.txt pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $@
 
-$(VENV)/.dev-installed: requirements-dev.txt $(VENV)/.runtime-installed
+$(VENV)/.dev-installed: requirements-dev.txt requirements-deid.txt $(VENV)/.runtime-installed
 	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
 	touch $@
 

