@@ -53,3 +53,9 @@ class RunDirBusy(ClimedError):
     """Another process holds the run directory's lock (one writer at a time): nothing was touched."""
 
     exit_code = 6
+
+
+def yaml_problem(e: Exception) -> tuple[str, int | None]:
+    """(what PyYAML says is wrong, its 1-based line or None) of a YAMLError, for one-line messages."""
+    mark = getattr(e, "problem_mark", None)
+    return str(getattr(e, "problem", None) or e), (mark.line + 1 if mark is not None else None)

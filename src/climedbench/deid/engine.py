@@ -17,7 +17,7 @@ from typing import Any
 from climedbench.deid import detectors
 from climedbench.deid.detectors import Span
 from climedbench.deid.patterns import PATTERNS, PatternSpec
-from climedbench.errors import ConfigError
+from climedbench.errors import ConfigError, yaml_problem
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -50,9 +50,8 @@ def load_config(path: str | Path | None) -> DeidConfig:
     except OSError as e:
         raise ConfigError(f"{p}: cannot read the de-identification config ({e.strerror})") from None
     except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f":{mark.line + 1}" if mark is not None else ""
-        raise ConfigError(f"{p}{where}: not valid YAML ({getattr(e, 'problem', e)})") from None
+        problem, line = yaml_problem(e)
+        raise ConfigError(f"{p}{f':{line}' if line else ''}: not valid YAML ({problem})") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{p}: expected a mapping with patterns / deny_names / allow")
     unknown = set(data) - {"patterns", "deny_names", "allow"}

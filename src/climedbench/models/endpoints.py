@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from climedbench.errors import DataError
+from climedbench.errors import DataError, yaml_problem
 
 
 class EndpointSpec(BaseModel):
@@ -83,9 +83,8 @@ def load_endpoints(path: str | Path) -> EndpointsFile:
         root = yaml.compose(text)
         raw = yaml.safe_load(text)
     except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        raise DataError(f"not valid YAML ({getattr(e, 'problem', None) or e})", file=str(path),
-                        line=mark.line + 1 if mark is not None else None) from e
+        problem, line = yaml_problem(e)
+        raise DataError(f"not valid YAML ({problem})", file=str(path), line=line) from e
     if isinstance(raw, list):
         raw = {"endpoints": raw}
         root = yaml.MappingNode("tag:yaml.org,2002:map", [(yaml.ScalarNode("tag:yaml.org,2002:str", "endpoints"),

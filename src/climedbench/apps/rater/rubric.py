@@ -17,7 +17,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from climedbench.core.suite import Names
-from climedbench.errors import ConfigError
+from climedbench.errors import ConfigError, yaml_problem
 
 Level = Literal["ordinal", "interval", "nominal"]
 BUNDLED_RUBRICS = ("answer", "item", "usefulness")
@@ -133,9 +133,8 @@ def parse_rubric(text: str, where: str) -> Rubric:
     try:
         raw = yaml.safe_load(text)
     except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        raise ConfigError(f"{where}{line}: not valid YAML ({getattr(e, 'problem', None) or e})") from e
+        problem, line = yaml_problem(e)
+        raise ConfigError(f"{where}{f':{line}' if line else ''}: not valid YAML ({problem})") from e
     if not isinstance(raw, dict):
         raise ConfigError(f"{where}: expected a mapping with 'rubric', 'title', 'target' and 'aspects'")
     try:
