@@ -79,7 +79,7 @@ def test_embedder_errors_are_clear(tmp_path):
 
     with pytest.raises(ConfigError, match="is not a folder holding a sentence-transformers model"):
         load_embedder(f"st:{tmp_path / 'nope'}")
-    with pytest.raises(ConfigError, match="use 'e5' or 'st:PATH'"):
+    with pytest.raises(ConfigError, match=r"--embedder 'bert': use 'e5' \(.*\) or 'st:PATH'"):
         load_embedder("bert")
 
 

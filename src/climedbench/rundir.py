@@ -296,6 +296,7 @@ class RunLock:
     within one process (the command line takes it before printing anything, the runner again)."""
 
     _held: ClassVar[dict[Path, tuple[Any, int]]] = {}  # resolved lock path -> (open file, depth), this process
+    _made: ClassVar[set[Path]] = set()  # lock paths whose directory this process created (removed if left empty)
 
     def __init__(self, path: Path, command: str) -> None:
         self.path = path
@@ -312,6 +313,8 @@ class RunLock:
             self._key = key
             return
         try:
+            if not self.path.parent.exists():
+                RunLock._made.add(key)
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fh = self.path.open("a+", encoding="utf-8")
         except OSError as e:
@@ -350,6 +353,12 @@ class RunLock:
             fh.flush()
         portalocker.unlock(fh)
         fh.close()
+        if key in RunLock._made:  # a directory made only to be locked, for a run that wrote nothing: left as found
+            RunLock._made.discard(key)
+            with contextlib.suppress(OSError):
+                if [p.name for p in self.path.parent.iterdir()] == [LOCK_FILE]:
+                    self.path.unlink()
+                    self.path.parent.rmdir()
 
     def __enter__(self) -> RunLock:
         self.acquire()
