@@ -182,7 +182,7 @@ _CONCAT = rf"{_LETTER}+(?:[ \t]*(?:和|及|与|以及|(?i:and))[ \t]*{_LETTER})?
 _LETTER_RUN = (rf"{_NOT_BEFORE}{_OPEN}?\s*({_LETTER}(?:项(?={_SEPARATED}))?{_PAREN}?(?:{_CONCAT}|{_SEPARATED})?)"
                rf"[ \t]*{_CLOSE}?{_NOT_AFTER}")
 _AFTER_MARKER = (r"(?:是|为|有|包括|应为|应该是|就是|还是|仍是|仍然是|应修正为|修正为|更正为|改为|选项|选|项|"
-                 r"[:：=]|】|\]|→|->|—|–|-(?!\s*\d)|\"|(?i:options?|is|would be)|\s|"
+                 r"[:：=]|】|\]|→|->|—|–|-(?!\s*\d)|\"|'(?=[A-Z]\b)|‘|(?i:options?|is|would be)|\s|"
                  # "the answer is most likely C": the reader's answer is C (a hedge between letters is read below).
                  r"(?i:(?:most )?(?:likely|probably)(?: to be)?(?=\s)))*")
 # Case-insensitive only where English words are matched: option letters are capitals.
@@ -1063,6 +1063,54 @@ def _answer_region(text: str, valid: str) -> str:
     return text
 
 
+# An option named by its label inside running text: "(choice B)", "option D:", "Choice A, steroids, …", "'C': …".
+_LABELLED = re.compile(
+    rf"(?:\((?i:choice|option)\s*({_LETTER})\)|(?<![A-Za-z])(?i:choice|option)s?\s*'?({_LETTER})'?{_NOT_AFTER}|"
+    rf"(?:^|(?<=\s))'?({_LETTER})'?\s*:(?!\d))", re.M)
+
+
+def _labels_of(line: str, valid: str) -> list[tuple[int, str]]:
+    return [(m.start(), L) for m in _LABELLED.finditer(line) if (L := next(g for g in m.groups() if g)) in valid]
+
+
+def _explained_first(text: str, valid: str, option_texts: dict[str, str] | None) -> str | None:
+    """An explanation that names its answer first and then rebuts the other options, each by its label (the
+    'answer, then why not the others' style of exam explanations): "… is hemophilia B, caused by deficiency of factor
+    IX (choice B). …\n\nHemophilia A (choice A) is …". The answer is the one option labelled in the first line that
+    labels any, when that label does not open its line (an option-by-option walk-through opens each line with one),
+    the lines after it label at least two other options, and none of those lines opens with the answer's label.
+    With no label before the rebuttal, the answer is the one option the rebuttal leaves out, when the text before
+    the rebuttal names that option (and no other) by its text."""
+    lines = [x for x in text.split("\n") if x.strip()]
+    labelled = [(i, _labels_of(x, valid)) for i, x in enumerate(lines)]
+    labelled = [(i, found) for i, found in labelled if found]
+    if len(labelled) < 2:
+        return None
+    i, found = labelled[0]
+    rest = [found for _, found in labelled[1:]]
+    later = {L for found in rest for _, L in found}
+    openers = {found[0][1] for found in rest}
+    head_letters = {L for _, L in found}
+    if len(head_letters) == 1:
+        answer = found[0][1]
+        line = lines[i]
+        at = found[0][0]
+        clause = re.split(r"[,，;；。]|\.(?=\s|$)", line[:at])[-1] + re.split(r"[,，;；。]|\.(?=\s|$)", line[at:])[0]
+        if at <= len(line) - len(line.lstrip()) + 3 or answer in openers or _NEGATED_CLAUSE.search(clause) or \
+                re.search(r"(?i)eliminat|rule[sd]? out|exclude", clause):
+            return None
+        if len(later - {answer}) < 2:
+            return None
+        return answer
+    # No label before the rebuttal: the option it leaves out, if the text before it names that one.
+    left_out = set(valid) - head_letters - later
+    if len(left_out) != 1 or not option_texts or i == 0:
+        return None
+    head = "\n".join(lines[:i])
+    named = _by_option_text(head, {k: v for k, v in option_texts.items() if k in valid})
+    return named if named == next(iter(left_out)) else None
+
+
 def _read_choice(response: str, options: str, *, multi: bool = False,
                  option_texts: dict[str, str] | None = None) -> Extraction:
     """The cascade of rules behind `extract_choice`, most explicit first."""
@@ -1110,6 +1158,10 @@ def _read_choice(response: str, options: str, *, multi: bool = False,
     # ("None of the above" may be the last option's text when the option texts are not known.)
     if "none" not in special and _no_option_correct(text, valid, above_counts=bool(option_texts)):
         return Extraction(None, "no_option_correct")
+    if not multi:
+        first = _explained_first(text, valid, option_texts)
+        if first is not None:
+            return Extraction(first, "answer_then_others")
     marked = _marked_options(text, {k: v for k, v in (option_texts or {}).items() if k in valid})
     if marked is not None and (multi or len(marked) == 1):
         return Extraction(marked, "marked_lines")
