@@ -9,6 +9,7 @@ Every result names the rule that produced it, so a wrong extraction can be trace
 from __future__ import annotations
 
 import itertools
+import html
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -929,12 +930,13 @@ def _by_option_text(text: str, option_texts: dict[str, str], multi: bool = False
                 continue
             fuzzy = _fuzzy_named("，".join(clauses), {k: option_texts[k] for k in norm})
             if fuzzy:
-                return fuzzy
+                return None if _named_elsewhere(sentences, norm, fuzzy) else fuzzy
             continue
         if multi:
             return "".join(sorted(named))
         if len(named) == 1:
-            return named.pop()
+            k = named.pop()
+            return k
         # Several named: the one in an exception clause ("……，不包括短程冲击"), or the one whose last mention
         # follows an answer verb ("首选二甲双胍……胰岛素抵抗").
         excepted = {k for k in named for c in raw_clauses
@@ -944,6 +946,56 @@ def _by_option_text(text: str, option_texts: dict[str, str], multi: bool = False
         chosen = {k for k in named if _ANSWER_VERB.search(bare[: bare.rindex(norm[k])][-6:])}
         return chosen.pop() if len(chosen) == 1 else None
     return None if multi else _misspelt_answer(sentences, norm)
+
+
+# A sentence that concludes: what it names is the answer even when other options were discussed before.
+_CONCLUDING = re.compile(
+    r"所以|因此|故|综上|总之|最可能|最常见|首先考虑|首选|考虑为|诊断为|应为|应选|即|唯一|"
+    r"(?i:\b(?:therefore|thus|hence|so|most likely|most appropriate|best|first-line|diagnosis is)\b)")
+
+
+# What may precede an option's text at the start of a line that discusses it: numbering, bullets, its label.
+_LINE_LEAD = re.compile(rf"^[\s\W\d_]*(?:(?:选项|(?i:option)\s*)?{_LETTER}\s*[.、:：)）]\s*)?")
+
+
+def _text_walk(text: str, option_texts: dict[str, str]) -> tuple[int, int] | None:
+    """Where the response walks through the options by their texts, one option after another, each opening its own
+    line (a line naming only the option before it continues that option's item): the span from the first to the last line of the walk that
+    ends with the last line naming one option, when it takes in at least three options."""
+    norm = {k: _fold(html.unescape(v)) for k, v in option_texts.items() if len(_fold(v)) >= 2}
+    items: list[tuple[int, int, str]] = []
+    for m in re.finditer(r"[^\n]+", text):
+        flat = _fold(html.unescape(m.group(0)))
+        named = {k for k, v in norm.items() if v in flat}
+        named = {k for k in named if not any(k != o and norm[k] in norm[o] for o in named)}
+        if len(named) != 1:
+            continue
+        k = named.pop()
+        if items and items[-1][2] == k:
+            items[-1] = (items[-1][0], m.end(), k)
+        elif _fold(_LINE_LEAD.sub("", html.unescape(m.group(0))))[:len(norm[k]) + 2].startswith(norm[k]):
+            items.append((m.start(), m.end(), k))
+    run: list[tuple[int, int, str]] = []
+    for item in reversed(items):
+        if any(item[2] == r[2] for r in run):
+            break
+        run.append(item)
+    return (run[-1][0], run[0][1]) if len(run) >= 3 else None
+
+
+def _named_elsewhere(sentences: list[str], norm: dict[str, str], k: str) -> bool:
+    """Another option than `k` is named by its text, in a clause that does not reject it, in some sentence: the
+    response discusses several options by their texts, so the last one it names is no choice of it."""
+    for sentence in sentences:
+        for clause in re.split(r"[，,；;]", sentence):
+            if _NEGATED_CLAUSE.search(clause):
+                continue
+            flat = re.sub(r"[\s\"'“”]+", "", clause).lower()
+            named = {o for o, v in norm.items() if v in flat}
+            named = {o for o in named if not any(o != x and norm[o] in norm[x] for x in named)}
+            if named - {k}:
+                return True
+    return False
 
 
 # What a closing answer phrase names, in folded text: "answeris", "答案是".
@@ -1210,7 +1262,13 @@ def _read_choice(response: str, options: str, *, multi: bool = False,
         # When the response lists the options (first, or one by one to discuss each), only what it says after the
         # last option line can name its answer: an option's own line is no choice of it.
         tail = text[_echo_end(text):] if echoed or _walks_through_options(text, valid) else text
-        found = _by_option_text(tail, {k: v for k, v in option_texts.items() if k in valid}, multi)
+        opts = {k: v for k, v in option_texts.items() if k in valid}
+        walk = None if multi else _text_walk(tail, opts)
+        if walk is not None and not _by_option_text(tail[walk[1]:], opts):
+            # The last option named is the last of a walk through the options by their texts ("1.二尖瓣反流\n…
+            # 5.室间隔缺损\n…"): only the text before the walk can name the answer.
+            tail = tail[:walk[0]]
+        found = _by_option_text(tail, opts, multi)
         if found:
             return Extraction(found, "option_text")
     ordinals = {_ORDINALS.index(m.group(1)) for m in _ORDINAL.finditer(text)}
