@@ -428,7 +428,10 @@ _DISJUNCTION = re.compile(
     rf"\(([A-Z])\)|"
     rf"{_NOT_BEFORE}([A-Z]){_NOT_AFTER}\s*(?:和|与|及|、|或)\s*([A-Z]){_NOT_AFTER}\s*(?:都|均)\s*(?:是|可|可以|正确|对|常用|合理)|"
     rf"(?:可能|也许|或许)(?:是|选|为)?\s*{_NOT_BEFORE}([A-Z]){_NOT_AFTER}[^。\n]{{0,12}}?(?:也可能|也许|或许|或者|或)"
-    rf"(?:是|选|为)?\s*{_NOT_BEFORE}([A-Z]){_NOT_AFTER}"
+    rf"(?:是|选|为)?\s*{_NOT_BEFORE}([A-Z]){_NOT_AFTER}|"
+    # Two option lines with "或者" / "or" on a line of its own between them: "A：左侧……\n\n或者\n\nC：右侧……"
+    rf"(?m:^[ \t]*{_OPEN}?([A-Z]){_CLOSE}?[ \t]*[.、:：)][^\n]*\n\s*(?:或者|或是|或|(?i:or))[ \t]*\n\s*"
+    rf"{_OPEN}?([A-Z]){_CLOSE}?[ \t]*[.、:：)])"
 )
 _QUESTIONED = re.compile(r"^[^。\n]{0,6}?[？?]")
 # Per-option verdicts: "A. 错误 B. 错误 C. 正确", "A对，B错", table rows "| B | √ |".
@@ -458,7 +461,7 @@ _INTRODUCED = re.compile(
 _TEXT_THEN_LETTER = re.compile(
     rf"(?:最可能的诊断|诊断为|诊断|首选|答案|应选|选择|选用)[^。\n]{{0,24}}?[（(]\s*({_LETTER})\s*[)）]"
 )
-_ORDINAL = re.compile(r"第\s*([一二三四五六七八])\s*(?:份|个|项|种|条|组|个选项)")
+_ORDINAL = re.compile(r"第\s*([一二三四五六七八])\s*(?:份|个|项|种|条|组|个选项)(?!\s*(?:问题|题|小题))")
 _ORDINALS = "一二三四五六七八"
 # A small model that goes on to invent and answer further numbered questions.
 _NEXT_QUESTION = re.compile(
@@ -1132,11 +1135,14 @@ def _explained_first(text: str, valid: str, option_texts: dict[str, str] | None)
     labels any, when that label does not open its line (an option-by-option walk-through opens each line with one),
     the lines after it label at least two other options, and none of those lines opens with the answer's label.
     With no label before the rebuttal, the answer is the one option the rebuttal leaves out, when the text before
-    the rebuttal names that option (and no other) by its text."""
-    lines = [x for x in text.split("\n") if x.strip()]
-    labelled = [(i, _labels_of(x, valid)) for i, x in enumerate(lines)]
-    labelled = [(i, found) for i, found in labelled if found]
-    if len(labelled) < 2:
+    the rebuttal names that option (and no other) by its text. A text of one paragraph is read sentence by sentence.
+    """
+    for units in (r"\n", r"\n|(?<=[.!?。！？])\s+"):  # lines, or sentences when the text is one paragraph
+        lines = [x for x in re.split(units, text) if x.strip()]
+        labelled = [(i, found) for i, x in enumerate(lines) if (found := _labels_of(x, valid))]
+        if len(labelled) >= 2:
+            break
+    else:
         return None
     i, found = labelled[0]
     rest = [found for _, found in labelled[1:]]
@@ -1163,6 +1169,32 @@ def _explained_first(text: str, valid: str, option_texts: dict[str, str] | None)
     return named if named == next(iter(left_out)) else None
 
 
+_CODE_LINE = re.compile(r"^\s*(?:def |import |from \S+ import |return\b|class |(?:el)?if .*:\s*$|else:\s*$|"
+                        r"for .*:\s*$|while .*:\s*$|```|print\(|[A-Za-z_][\w.]*\s*=\s*\S)")
+
+
+def _mostly_code(text: str) -> bool:
+    """At least three lines, and half the non-empty lines, are program code."""
+    lines = [x for x in text.split("\n") if x.strip()]
+    code = sum(1 for x in lines if _CODE_LINE.match(x))
+    return code >= 3 and 2 * code >= len(lines)
+
+
+def _lists_every_option(text: str, pos: int, valid: str) -> bool:
+    """The text from an answer marker at `pos` on is every option, one per line in order ("答案\nA．…\nB．…")."""
+    first, _, rest = text[pos:].partition("\n")
+    if re.search(rf"{_NOT_BEFORE}{_LETTER}{_NOT_AFTER}", first):
+        return False  # the marker's own line gives letters: "正确答案是：A、B、D" before a discussion of each option
+    labels = [m.group(1) for m in re.finditer(rf"(?m)^{_OPTION_LINE}", rest)]
+    return len(valid) >= 3 and "".join(labels[:len(valid)]) == valid
+
+
+def _labels_in_order(text: str, valid: str) -> bool:
+    """The lines that open with an option label give the options in their order from the first (A, B, C, …)."""
+    labels = [m.group(1) for m in re.finditer(rf"(?m)^{_OPTION_LINE}", text)]
+    return len(labels) >= 3 and "".join(labels) == valid[:len(labels)]
+
+
 def _read_choice(response: str, options: str, *, multi: bool = False,
                  option_texts: dict[str, str] | None = None) -> Extraction:
     """The cascade of rules behind `extract_choice`, most explicit first."""
@@ -1173,8 +1205,11 @@ def _read_choice(response: str, options: str, *, multi: bool = False,
         return Extraction(None, "empty")
     valid = options.upper()
     text = _answer_region(text, valid)
+    if _mostly_code(text):
+        return Extraction(None, "code")  # a weak model writing a program instead of answering
     special = _special_options(option_texts, valid)
-    hits = _marker_hits(text, valid, special, multi)
+    # "参考答案\n\nA．……\nB．……\n…\nE．……": every option listed after the marker is the options echoed.
+    hits = [h for h in _marker_hits(text, valid, special, multi) if not _lists_every_option(text, h[0], valid)]
     listed = _listed(text, multi)
     if listed and (not hits or listed[0] >= hits[-1][0]):
         hits.append(listed)
@@ -1232,6 +1267,8 @@ def _read_choice(response: str, options: str, *, multi: bool = False,
         m = None  # "A项不符合。……": the response opens by rejecting A
     if m and not multi and _next_option_line(text, m.group(1).upper(), valid):
         return Extraction(None, "second_option_endorsed")  # "B. Ceftriaxone\nD. Azithromycin"
+    if m and not multi and _walks_through_options(text, valid) and _labels_in_order(text, valid):
+        m = None  # "A.\n\n<A's text> …\n\nB.\n\n<B's text> …": the options glossed in order, not an answer A
     if m and m.group(1).upper() in valid and not echoed:
         if multi:
             run = re.match(rf"^\s*({_LETTER}(?:{_JOIN}?{_LETTER})*){_NOT_AFTER}", text)
