@@ -193,7 +193,7 @@ _MARKER_RE = re.compile(rf"(?:{_MARKERS_ZH}|(?i:{_MARKERS_EN}))\s*{_AFTER_MARKER
 _POSITIVE_RE = re.compile(
     rf"(?:选项|(?i:options?)\s*)?{_LETTER_RUN}(?:\s*项|\s*选项)?(?:,?\s*[\"“][^\"”\n]{{1,80}}[\"”],?)?\s*"
     rf"(?:[二两三四五六七八]\s*(?:项|个选项|个)|的?(?:说法|描述|叙述|表述))?\s*"
-    rf"(?:均|都|也)?\s*(?:是|为)?\s*(?:正确|最正确|最合适|最佳|最恰当|对的|对(?=[，,。.；;！!、\s]|$)|符合题意|"
+    rf"(?:均|都|也)?\s*(?:是|为)?\s*(?:正确|最正确|最合适|最佳|最恰当|最符合|对的|对(?=[，,。.；;！!、\s]|$)|符合题意|"
     rf"(?:本题|该题|此题)?的?(?:正确|最佳|最终)?答案|"
     rf"(?i:(?:is|are) (?:both |all )?(?:the )?(?:(?:correct|right|best|true|accurate|most appropriate)"
     rf"(?: answers?| choices?| options?| statements?)?|answers?)\b))"
@@ -946,6 +946,8 @@ def _by_option_text(text: str, option_texts: dict[str, str], multi: bool = False
                     if _EXCEPTION_CLAUSE.search(c) and norm[k] in re.sub(r"\s+", "", c).lower()}
         if len(excepted) == 1:
             return excepted.pop()
+        if any(_lists_after_verb(re.sub(r"[\s\"'“”]+", "", c).lower(), [norm[k] for k in named]) for c in clauses):
+            return None  # "共同症状是心悸失寐、干咳痰少、眩晕目涩、舌红少津": three or more options listed, not one chosen
         chosen = {k for k in named if _ANSWER_VERB.search(bare[: bare.rindex(norm[k])][-6:])}
         return chosen.pop() if len(chosen) == 1 else None
     return None if multi else _misspelt_answer(sentences, norm)
@@ -984,6 +986,12 @@ def _text_walk(text: str, option_texts: dict[str, str]) -> tuple[int, int] | Non
             break
         run.append(item)
     return (run[-1][0], run[0][1]) if len(run) >= 3 else None
+
+
+def _lists_after_verb(clause: str, texts: list[str]) -> bool:
+    """A folded clause gives three or more of the option `texts` as a list right after an answer verb."""
+    at = sorted(clause.index(t) for t in texts if t in clause)
+    return len(at) >= 3 and bool(_ANSWER_VERB.search(clause[:at[0]][-6:]))
 
 
 def _named_elsewhere(sentences: list[str], norm: dict[str, str], k: str) -> bool:
@@ -1118,14 +1126,21 @@ def _answer_region(text: str, valid: str) -> str:
     return text
 
 
-# An option named by its label inside running text: "(choice B)", "option D:", "Choice A, steroids, …", "'C': …".
+# An option named by its label inside running text: "(choice B)", "option D:", "Choice A, steroids, …", "'C': …",
+# "B选项阳盛格阴是指……", "选项C".
 _LABELLED = re.compile(
     rf"(?:\((?i:choice|option)\s*({_LETTER})\)|(?<![A-Za-z])(?i:choice|option)s?\s*'?({_LETTER})'?{_NOT_AFTER}|"
-    rf"(?:^|(?<=\s))'?({_LETTER})'?\s*:(?!\d))", re.M)
+    rf"(?:^|(?<=\s))'?({_LETTER})'?\s*:(?!\d)|选项\s*({_LETTER}){_NOT_AFTER}|{_NOT_BEFORE}({_LETTER})\s*(?:选项|项))", re.M)
 
 
 def _labels_of(line: str, valid: str) -> list[tuple[int, str]]:
-    return [(m.start(), L) for m in _LABELLED.finditer(line) if (L := next(g for g in m.groups() if g)) in valid]
+    """The options a line names by label, where: "其他选项B、C、D、E" names four."""
+    found = []
+    for m in _LABELLED.finditer(line):
+        found.append((m.start(), next(g for g in m.groups() if g)))
+        run = re.match(rf"(?:[ \t]*[、,，/和及与][ \t]*{_LETTER}{_NOT_AFTER})+", line[m.end():])
+        found += [(m.start(), x) for x in re.findall(_LETTER, run.group(0))] if run else []
+    return [(at, x) for at, x in found if x in valid]
 
 
 def _explained_first(text: str, valid: str, option_texts: dict[str, str] | None) -> str | None:
@@ -1137,7 +1152,7 @@ def _explained_first(text: str, valid: str, option_texts: dict[str, str] | None)
     With no label before the rebuttal, the answer is the one option the rebuttal leaves out, when the text before
     the rebuttal names that option (and no other) by its text. A text of one paragraph is read sentence by sentence.
     """
-    for units in (r"\n", r"\n|(?<=[.!?。！？])\s+"):  # lines, or sentences when the text is one paragraph
+    for units in (r"\n", r"\n|(?<=[.!?])\s+|(?<=[。！？])"):  # lines, or sentences when the text is one paragraph
         lines = [x for x in re.split(units, text) if x.strip()]
         labelled = [(i, found) for i, x in enumerate(lines) if (found := _labels_of(x, valid))]
         if len(labelled) >= 2:
