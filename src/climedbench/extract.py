@@ -1321,6 +1321,9 @@ def _read_choice(response: str, options: str, *, multi: bool = False,
             # 5.室间隔缺损\n…"): only the text before the walk can name the answer.
             tail = tail[:walk[0]]
         found = _by_option_text(tail, opts, multi)
+        labels = {x for _, x in _labels_of(text, valid)}
+        if found and not multi and len(labels) == 1 and found not in labels:
+            return Extraction(None, "letter_text_mismatch")  # "……所以，选项A是不正确的。" beside another option's text
         if found:
             return Extraction(found, "option_text")
     ordinals = {_ORDINALS.index(m.group(1)) for m in _ORDINAL.finditer(text)}
