@@ -161,7 +161,7 @@ _MARKERS_EN = (
     r"answer(?=\s*\n)|answer(?=\s*[-—–]+\s*[A-Z]\b)|"
     r"(?:i|i'd|i’d|i would|i will|i'll|we) (?:would |will )?(?:choose|select|pick|go with)|"
     r"(?:choose|select|pick|go with)|\b(?:hence|thus|therefore)[,:]?\s*(?=options?\b|\(?[A-Z]\b)|"
-    r"\b(?:makes?|making|leaves?|leaving)(?= (?:option )?\(?[A-Z]\)? the (?:correct |right |best |only )?"
+    r"\b(?:makes?|making|leaves?|leaving)(?= (?:option |answer |choice )?\(?[A-Z]\)? the (?:correct |right |best |only )?"
     r"(?:answer|choice|option)\b)|" + _ODD_MARKERS_EN
 )
 _LETTER = r"[A-Z]"
@@ -169,8 +169,8 @@ _LETTER = r"[A-Z]"
 _NOT_AFTER = r"(?![A-Za-z0-9]|(?:型|超|族|组|期|级|类|肝|抗原|受体|细胞|淋巴|波|段))"
 _NOT_BEFORE = r"(?<![A-Za-z0-9+\-])"
 _JOIN = r"(?:(?:[ \t]*(?:[,、/&;]|和|及|与|或|以及|(?i:and|or)|\+)[ \t]*)+|[ \t]+)"  # a run never crosses a line break
-_OPEN = r"(?:\(|\[|【|「|『|〔)"
-_CLOSE = r"(?:\)|\]|】|」|』|〕)"
+_OPEN = r"(?:\(|\[|【|「|『|〔|\{)"
+_CLOSE = r"(?:\)|\]|】|」|』|〕|\})"
 # A parenthetical gloss after a letter: "A（抗Sm抗体）、B（抗ds-DNA抗体）".
 _PAREN = r"(?:\s*(?:（[^（）\n]{2,80}）|\([^()\n]{2,80}\)))"
 # Between bracketed letters: "(A)(C)(E)", "(A), (C) and (E)".
@@ -183,7 +183,7 @@ _CONCAT = rf"{_LETTER}+(?:[ \t]*(?:和|及|与|以及|(?i:and))[ \t]*{_LETTER})?
 _LETTER_RUN = (rf"{_NOT_BEFORE}{_OPEN}?\s*({_LETTER}(?:项(?={_SEPARATED}))?{_PAREN}?(?:{_CONCAT}|{_SEPARATED})?)"
                rf"[ \t]*{_CLOSE}?{_NOT_AFTER}")
 _AFTER_MARKER = (r"(?:是|为|有|包括|应为|应该是|就是|还是|仍是|仍然是|应修正为|修正为|更正为|改为|选项|选|项|"
-                 r"[:：=]|】|\]|→|->|—|–|-(?!\s*\d)|\"|'(?=[A-Z]\b)|‘|(?i:options?|is|would be)|\s|"
+                 r"[:：=]|】|\]|→|->|—|–|-(?!\s*\d)|\"|'(?=[A-Z]\b)|‘|“|(?i:options?|answer(?= [A-Z]\b)|choice(?= [A-Z]\b)|is|would be)|\s|"
                  # "the answer is most likely C": the reader's answer is C (a hedge between letters is read below).
                  r"(?i:(?:most )?(?:likely|probably)(?: to be)?(?=\s)))*")
 # Case-insensitive only where English words are matched: option letters are capitals.
