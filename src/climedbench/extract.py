@@ -1188,11 +1188,14 @@ _CODE_LINE = re.compile(r"^\s*(?:def |import |from \S+ import |return\b|class |(
                         r"for .*:\s*$|while .*:\s*$|```|print\(|[A-Za-z_][\w.]*\s*=\s*\S)")
 
 
-def _mostly_code(text: str) -> bool:
-    """At least three lines, and half the non-empty lines, are program code."""
-    lines = [x for x in text.split("\n") if x.strip()]
-    code = sum(1 for x in lines if _CODE_LINE.match(x))
-    return code >= 3 and 2 * code >= len(lines)
+def _without_code(text: str) -> str:
+    """The text without fenced code blocks, and without its code lines when at least three lines are code
+    (a `return '丙基硫氧嘧啶治疗'` or `random.choice('ABCD')` is no answer)."""
+    text = re.sub(r"```.*?(?:```|$)", "", text, flags=re.S)
+    lines = text.split("\n")
+    if sum(1 for x in lines if _CODE_LINE.match(x)) < 3:
+        return text
+    return "\n".join(x for x in lines if not _CODE_LINE.match(x) and not re.match(r"\s{4,}\S", x))
 
 
 def _lists_every_option(text: str, pos: int, valid: str) -> bool:
@@ -1220,8 +1223,7 @@ def _read_choice(response: str, options: str, *, multi: bool = False,
         return Extraction(None, "empty")
     valid = options.upper()
     text = _answer_region(text, valid)
-    if _mostly_code(text):
-        return Extraction(None, "code")  # a weak model writing a program instead of answering
+    text = _without_code(text)  # a weak model writing a program instead of answering: only its prose can answer
     special = _special_options(option_texts, valid)
     # "参考答案\n\nA．……\nB．……\n…\nE．……": every option listed after the marker is the options echoed.
     hits = [h for h in _marker_hits(text, valid, special, multi) if not _lists_every_option(text, h[0], valid)]
