@@ -963,6 +963,14 @@ _CONCLUDING = re.compile(
 _LINE_LEAD = re.compile(rf"^[\s\W\d_]*(?:(?:选项|(?i:option)\s*)?{_LETTER}\s*[.、:：)）]\s*)?")
 
 
+def _exactly_named(text: str, option_texts: dict[str, str]) -> set[str]:
+    """The options whose whole text the text contains (a longer option text containing a shorter one wins)."""
+    norm = {k: _fold(html.unescape(v)) for k, v in option_texts.items() if len(_fold(v)) >= 2}
+    flat = _fold(html.unescape(text))
+    named = {k for k, v in norm.items() if v in flat}
+    return {k for k in named if not any(k != o and norm[k] in norm[o] for o in named)}
+
+
 def _text_walk(text: str, option_texts: dict[str, str]) -> tuple[int, int] | None:
     """Where the response walks through the options by their texts, one option after another, each opening its own
     line (a line naming only the option before it continues that option's item): the span from the first to the last line of the walk that
@@ -970,13 +978,14 @@ def _text_walk(text: str, option_texts: dict[str, str]) -> tuple[int, int] | Non
     norm = {k: _fold(html.unescape(v)) for k, v in option_texts.items() if len(_fold(v)) >= 2}
     items: list[tuple[int, int, str]] = []
     for m in re.finditer(r"[^\n]+", text):
-        flat = _fold(html.unescape(m.group(0)))
-        named = {k for k, v in norm.items() if v in flat}
-        named = {k for k in named if not any(k != o and norm[k] in norm[o] for o in named)}
+        label = re.match(rf"{_OPTION_LINE}", m.group(0))
+        named = _exactly_named(m.group(0), option_texts) if not label else {label.group(1)}
         if len(named) != 1:
             continue
         k = named.pop()
-        if items and items[-1][2] == k:
+        if label:
+            items.append((m.start(), m.end(), k))  # "A.单股正链RNA病毒": the option's own line, by its label
+        elif items and items[-1][2] == k:
             items[-1] = (items[-1][0], m.end(), k)
         elif _fold(_LINE_LEAD.sub("", html.unescape(m.group(0))))[:len(norm[k]) + 2].startswith(norm[k]):
             items.append((m.start(), m.end(), k))
@@ -1204,7 +1213,8 @@ def _lists_every_option(text: str, pos: int, valid: str) -> bool:
     if re.search(rf"{_NOT_BEFORE}{_LETTER}{_NOT_AFTER}", first):
         return False  # the marker's own line gives letters: "正确答案是：A、B、D" before a discussion of each option
     labels = [m.group(1) for m in re.finditer(rf"(?m)^{_OPTION_LINE}", rest)]
-    return len(valid) >= 3 and "".join(labels[:len(valid)]) == valid
+    starts = re.match(rf"\s*{_OPTION_LINE}", rest) is not None
+    return starts and len(valid) >= 3 and "".join(labels[:len(valid)]) == valid
 
 
 def _labels_in_order(text: str, valid: str) -> bool:
@@ -1228,6 +1238,8 @@ def _read_choice(response: str, options: str, *, multi: bool = False,
     # "参考答案\n\nA．……\nB．……\n…\nE．……": every option listed after the marker is the options echoed.
     hits = [h for h in _marker_hits(text, valid, special, multi) if not _lists_every_option(text, h[0], valid)]
     listed = _listed(text, multi)
+    if listed and _lists_every_option(text, listed[0], valid):
+        listed = None
     if listed and (not hits or listed[0] >= hits[-1][0]):
         hits.append(listed)
     if not multi:
@@ -1315,13 +1327,14 @@ def _read_choice(response: str, options: str, *, multi: bool = False,
     if option_texts:
         # When the response lists the options (first, or one by one to discuss each), only what it says after the
         # last option line can name its answer: an option's own line is no choice of it.
-        tail = text[_echo_end(text):] if echoed or _walks_through_options(text, valid) else text
         opts = {k: v for k, v in option_texts.items() if k in valid}
-        walk = None if multi else _text_walk(tail, opts)
-        if walk is not None and not _by_option_text(tail[walk[1]:], opts):
+        walk = None if multi else _text_walk(text, opts)
+        if walk is not None and not _exactly_named(text[walk[1]:], opts):
             # The last option named is the last of a walk through the options by their texts ("1.二尖瓣反流\n…
-            # 5.室间隔缺损\n…"): only the text before the walk can name the answer.
-            tail = tail[:walk[0]]
+            # 5.室间隔缺损\n…", "A.\n<A's text>\n…\nE.\n<E's text>"): only the text before the walk can answer.
+            tail = text[:walk[0]]
+        else:
+            tail = text[_echo_end(text):] if echoed or _walks_through_options(text, valid) else text
         found = _by_option_text(tail, opts, multi)
         labels = {x for _, x in _labels_of(text, valid)}
         if found and not multi and len(labels) == 1 and found not in labels:
