@@ -918,6 +918,9 @@ def _by_option_text(text: str, option_texts: dict[str, str], multi: bool = False
                 if _joined_option(rest, {o: v for o, v in norm.items() if o != k}):
                     return None  # "the answer is Real seal and Raeko sealer": two options chosen, so none
                 return k
+        if any(_lists_after_verb(re.sub(r"[\s\"'“”]+", "", c).lower(), list(norm.values()))
+               for sentence in sentences for c in re.split(r"[，,；;]", sentence) if not _NEGATED_CLAUSE.search(c)):
+            return None  # "共同症状是心悸失寐、干咳痰少、眩晕目涩、舌红少津": three or more options listed, not one chosen
     for sentence in reversed(sentences):
         if not sentence.strip():
             continue
@@ -971,6 +974,22 @@ def _exactly_named(text: str, option_texts: dict[str, str]) -> set[str]:
     return {k for k in named if not any(k != o and norm[k] in norm[o] for o in named)}
 
 
+# A line that concludes rather than continues the item before it: "所以唯一有效的是蒸发散热。"
+_CONCLUSION_START = re.compile(r"^\W*(?:所以|因此|综上|总之|故|答案|(?i:therefore|thus|hence|so\b|in conclusion|the answer))")
+
+
+def _in_own_rebuttal(text: str, letter: str, option_texts: dict[str, str], valid: str) -> bool:
+    """The last sentence naming `letter`'s option by its text opens with that option's own label ("C选项的对流散热此时
+    无效。") and concludes nothing: it discusses the option in a rebuttal of the options one by one."""
+    own = _fold(option_texts.get(letter, ""))
+    sentences = [x for x in re.split(r"(?<=[。！？!?])|\n|(?<=\.)\s+", text) if own and own in _fold(x)]
+    if not sentences or _CONCLUSION_START.match(sentences[-1]):
+        return False
+    labels = _labels_of(sentences[-1], valid)
+    return bool(labels) and labels[0][1] == letter and labels[0][0] <= len(sentences[-1]) - len(
+        sentences[-1].lstrip()) + 3
+
+
 def _text_walk(text: str, option_texts: dict[str, str]) -> tuple[int, int] | None:
     """Where the response walks through the options by their texts, one option after another, each opening its own
     line (a line naming only the option before it continues that option's item): the span from the first to the last line of the walk that
@@ -985,7 +1004,7 @@ def _text_walk(text: str, option_texts: dict[str, str]) -> tuple[int, int] | Non
         k = named.pop()
         if label:
             items.append((m.start(), m.end(), k))  # "A.单股正链RNA病毒": the option's own line, by its label
-        elif items and items[-1][2] == k:
+        elif items and items[-1][2] == k and not _CONCLUSION_START.match(m.group(0)):
             items[-1] = (items[-1][0], m.end(), k)
         elif _fold(_LINE_LEAD.sub("", html.unescape(m.group(0))))[:len(norm[k]) + 2].startswith(norm[k]):
             items.append((m.start(), m.end(), k))
@@ -1169,11 +1188,13 @@ def _explained_first(text: str, valid: str, option_texts: dict[str, str] | None)
     else:
         return None
     i, found = labelled[0]
-    rest = [found for _, found in labelled[1:]]
+    if found[0][0] <= len(lines[i]) - len(lines[i].lstrip()) + 3:
+        found = []  # the first label opens its line: the rebuttal starts there, nothing labelled before it
+    rest = [found for _, found in labelled[1:]] if found else [found for _, found in labelled]
     later = {L for found in rest for _, L in found}
     openers = {found[0][1] for found in rest}
     head_letters = {L for _, L in found}
-    if len(head_letters) == 1:
+    if len(head_letters) == 1 and found:
         answer = found[0][1]
         line = lines[i]
         at = found[0][0]
@@ -1339,6 +1360,8 @@ def _read_choice(response: str, options: str, *, multi: bool = False,
         labels = {x for _, x in _labels_of(text, valid)}
         if found and not multi and len(labels) == 1 and found not in labels:
             return Extraction(None, "letter_text_mismatch")  # "……所以，选项A是不正确的。" beside another option's text
+        if found and not multi and len(labels) >= 3 and _in_own_rebuttal(text, found, opts, valid):
+            return Extraction(None, "no_answer")  # "A选项的…无效。B选项的…无效。C选项的对流散热此时无效。": a rebuttal
         if found:
             return Extraction(found, "option_text")
     ordinals = {_ORDINALS.index(m.group(1)) for m in _ORDINAL.finditer(text)}

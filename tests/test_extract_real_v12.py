@@ -1,0 +1,138 @@
+"""The classes of miss that the real-response set benchmarks/data/extraction_real_v12_labels.jsonl showed (weak
+medical-exam models that echo, ramble, write code or walk through the options; exam-style explanations that name the
+answer first and then rebut the others), written anew here, each beside controls that must keep their reading. The
+expected answers are what a careful reader takes; None where the response commits to no single option (an
+abstention, never a guess)."""
+
+from __future__ import annotations
+
+import pytest
+
+from climedbench.extract import extract_choice
+
+BLEED = {"A": "Factor VIII deficiency", "B": "Factor IX deficiency", "C": "Factor VIII inhibitors",
+         "D": "GP1b deficiency", "E": "Anti-platelet antibodies"}
+HEAT = {"A": "辐射散热", "B": "传导散热", "C": "对流散热", "D": "蒸发散热", "E": "直接散热"}
+SYMPTOMS = {"A": "心悸失眠", "B": "干咳少痰", "C": "纳差腹胀", "D": "头晕眼花", "E": "口干舌燥"}
+
+
+@pytest.mark.parametrize("response, expected", [
+    # The answer labelled first, then each other option rebutted by its label, no "the answer is".
+    ("Easy bleeding after minor trauma with a long aPTT points to hemophilia B, a lack of factor IX (choice B). "
+     "It is X-linked.\n\nHemophilia A (choice A) looks the same clinically.\n\nInhibitors (choice C) follow "
+     "treatment.\n\nITP (choice E) lowers the platelet count.\n\nBernard-Soulier syndrome (choice D) prolongs "
+     "the bleeding time.", "B"),
+    ("The likeliest cause is a lack of factor IX (option B). Factor VIII deficiency (option A) is hemophilia A, "
+     "inhibitors (option C) follow treatment, and GP1b deficiency (option D) is a platelet defect.", "B"),
+    ("The most likely diagnosis for this boy is B: Factor IX deficiency.\n\nThe others do not fit:\n\n"
+     "A: Factor VIII deficiency gives the same picture but is rarer here.\nC: Inhibitors follow treatment.\n"
+     "D: GP1b deficiency is a platelet defect.", "B"),
+    # No label before the rebuttal: the option it leaves out, which the text before it names.
+    ("Hemophilia B is the diagnosis; this is factor IX deficiency.\n\nFactor VIII deficiency (option A), "
+     "inhibitors (option C), GP1b deficiency (option D) and antibodies (option E) do not fit.", "B"),
+    # Controls: every option taken in turn and none chosen; options eliminated one by one.
+    ("Option A is not likely here.\nOption B is possible.\nOption C is possible.\nOption D is unlikely.", None),
+    ("Factor VIII deficiency does not fit, so we eliminate answer choice A.\n\nGP1b deficiency is a platelet "
+     "defect, so eliminate choice D.\n\nInhibitors need prior treatment, so eliminate choice C.", None),
+])
+def test_answer_labelled_first_then_the_others_rebutted(response, expected):
+    assert extract_choice(response, "ABCDE", option_texts=BLEED).answer == expected
+
+
+@pytest.mark.parametrize("response, expected", [
+    # Chinese rebuttals by "X选项", the answer named only by its text before them.
+    ("环境温度高于皮肤温度时，唯一有效的散热形式是蒸发散热。而其他选项A、B、C、E都不符合。A选项辐射散热需要皮肤温度高于环境。"
+     "B选项传导散热同理。C选项对流散热同理。E选项直接散热不是生理学术语。", "D"),
+    ("此时只能靠蒸发散热。A选项的辐射散热此时无效。B选项的传导散热此时无效。C选项的对流散热此时无效。E选项不是术语。", "D"),
+    # Control: the same rebuttals, but the text before them names no option.
+    ("这个问题需要考虑环境温度。A选项的辐射散热此时无效。B选项的传导散热此时无效。C选项的对流散热此时无效。E选项不是术语。", None),
+])
+def test_chinese_rebuttals_by_label(response, expected):
+    assert extract_choice(response, "ABCDE", option_texts=HEAT).answer == expected
+
+
+@pytest.mark.parametrize("response, expected", [
+    # A walk through the options by their texts, each opening its own line, and nothing chosen after it.
+    ("散热有以下几种形式：\n\n1.辐射散热\n\n辐射散热是以热射线的形式散热。\n\n2.传导散热\n\n传导散热是直接传给接触物。\n\n"
+     "3.对流散热\n\n对流散热靠空气流动。\n\n4.蒸发散热\n\n蒸发散热靠水分蒸发。\n\n5.直接散热\n\n直接散热是热量直接散失。", None),
+    # The options glossed in order under their labels, nothing chosen (a weak model's echo).
+    ("A.\n\n辐射散热\n\n辐射散热是热射线。\n\nB.\n\n传导散热\n\n传导散热靠接触。\n\nC.\n\n对流散热\n\n"
+     "D.\n\n蒸发散热\n\nE.\n\n直接散热\n\n直接散热是热量直接散失。", None),
+    ("参考答案\n\nA．辐射散热\n\nB．传导散热\n\nC．对流散热\n\nD．蒸发散热\n\nE．直接散热", None),
+    # Controls: the answer stated before the walk, after it, or by letter under an answer heading.
+    ("当环境温度接近皮肤温度时，唯一有效的散热形式是蒸发散热。\n\n1.辐射散热：需要温差。\n2.传导散热：需要温差。\n"
+     "3.对流散热：需要温差。\n4.蒸发散热：不需要温差。\n5.直接散热：不是术语。", "D"),
+    ("1.辐射散热：需要温差。\n2.传导散热：需要温差。\n3.对流散热：需要温差。\n4.蒸发散热：不需要温差。\n\n"
+     "所以唯一有效的是蒸发散热。", "D"),
+    ("## 答案\n\n**D**\n\n## 解析\n\n- **A**：辐射散热需要温差\n- **B**：传导散热需要温差\n- **C**：对流散热需要温差\n"
+     "- **D**：蒸发散热不需要温差 ✅\n- **E**：直接散热不是术语", "D"),
+])
+def test_walk_through_the_options_is_no_answer(response, expected):
+    assert extract_choice(response, "ABCDE", option_texts=HEAT).answer == expected
+
+
+@pytest.mark.parametrize("response, expected", [
+    # A program instead of an answer: its strings and calls name no choice.
+    ("Helper function:\n```python\ndef pick(x):\n    if x:\n        return '蒸发散热'\n    return '辐射散热'\n```", None),
+    ("Helper Method:\ndef check(d):\n    return any(d)\n\nimport random\n\ndef choose(d):\n"
+     "    return random.choice('ABCD')\n", None),
+    # Control: code, then the prose answers.
+    ("函数示例：\n```python\ndef foo(n):\n    return n\n```\n\n因此，选择D是正确的。", "D"),
+])
+def test_code_is_no_answer(response, expected):
+    assert extract_choice(response, "ABCDE", option_texts=HEAT).answer == expected
+
+
+@pytest.mark.parametrize("response, expected", [
+    # Two option lines with "或者" between them after the answer phrase: a hedge.
+    ("所以，最准确的答案是：\n\nA：辐射散热\n\n或者\n\nC：对流散热", None),
+    ("The best answer is:\n\nA: Factor VIII deficiency\n\nor\n\nB: Factor IX deficiency", None),
+    # Control: one option line, then its reason.
+    ("所以，最准确的答案是：\n\nA：辐射散热\n\n因为其他方式都需要温差。", "A"),
+])
+def test_or_between_two_option_lines_is_a_hedge(response, expected):
+    assert extract_choice(response, "ABCDE").answer == expected
+
+
+@pytest.mark.parametrize("response, expected", [
+    ("好的，请您再提供一下第二个问题。", None),
+    ("请告诉我第三题的内容。", None),
+    # Control: an ordinal of an option.
+    ("第二个选项正确。", "B"),
+])
+def test_ordinal_of_a_question_is_no_option(response, expected):
+    assert extract_choice(response, "ABCDE").answer == expected
+
+
+@pytest.mark.parametrize("response, expected", [
+    # Letters in braces, a curly quote after the answer phrase, "making answer B the correct answer".
+    ("正确答案是：{B}", "B"),
+    ("根据分析，正确的答案是“B：传导散热”。", "B"),
+    ("It is inherited in an autosomal recessive manner, making answer B the correct answer.", "B"),
+    ("Therefore, the answer is 'C: Factor VIII inhibitors'.", "C"),
+    # Controls: an apostrophe is no quote; a word in braces is no letter.
+    ("The answer isn't clear from the vignette.", None),
+])
+def test_answer_letters_in_braces_and_quotes(response, expected):
+    assert extract_choice(response, "ABCDE").answer == expected
+
+
+@pytest.mark.parametrize("response, expected", [
+    # Three or more options listed after the answer verb in a single-answer item: no single answer.
+    ("阴虚的共同症状是心悸失眠、干咳少痰、头晕眼花、口干舌燥。而纳差腹胀是脾虚的表现。", None),
+    # Controls: one option after the verb; a list rejected as unrelated beside one chosen.
+    ("阴虚的共同症状是口干舌燥，其余都只是某一脏的表现。", "E"),
+    ("可继续服用心悸失眠方；干咳少痰、纳差腹胀、头晕眼花与本病无关。", "A"),
+])
+def test_several_options_listed_as_the_answer(response, expected):
+    assert extract_choice(response, "ABCDE", option_texts=SYMPTOMS).answer == expected
+
+
+@pytest.mark.parametrize("response, expected", [
+    # An option read by its text while the response labels a different one: the reading cannot be trusted.
+    ("该病的特点是干咳少痰。但是，心悸失眠并不是它的特点。所以，选项A是不正确的。", None),
+    # Control: the label agrees with the text.
+    ("该病的特点是心悸失眠。所以，选项A是对的。", "A"),
+])
+def test_option_text_against_a_labelled_option(response, expected):
+    assert extract_choice(response, "ABCDE", option_texts=SYMPTOMS).answer == expected
