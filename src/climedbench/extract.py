@@ -8,8 +8,8 @@ Every result names the rule that produced it, so a wrong extraction can be trace
 
 from __future__ import annotations
 
-import itertools
 import html
+import itertools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -161,8 +161,8 @@ _MARKERS_EN = (
     r"answer(?=\s*\n)|answer(?=\s*[-—–]+\s*[A-Z]\b)|"
     r"(?:i|i'd|i’d|i would|i will|i'll|we) (?:would |will )?(?:choose|select|pick|go with)|"
     r"(?:choose|select|pick|go with)|\b(?:hence|thus|therefore)[,:]?\s*(?=options?\b|\(?[A-Z]\b)|"
-    r"\b(?:makes?|making|leaves?|leaving)(?= (?:option |answer |choice )?\(?[A-Z]\)? the (?:correct |right |best |only )?"
-    r"(?:answer|choice|option)\b)|" + _ODD_MARKERS_EN
+    r"\b(?:makes?|making|leaves?|leaving)(?= (?:option |answer |choice )?\(?[A-Z]\)? the "
+    r"(?:correct |right |best |only )?(?:answer|choice|option)\b)|" + _ODD_MARKERS_EN
 )
 _LETTER = r"[A-Z]"
 # A letter that stands alone: not part of a word, abbreviation, vitamin, blood group, ultrasound ...
@@ -183,7 +183,8 @@ _CONCAT = rf"{_LETTER}+(?:[ \t]*(?:和|及|与|以及|(?i:and))[ \t]*{_LETTER})?
 _LETTER_RUN = (rf"{_NOT_BEFORE}{_OPEN}?\s*({_LETTER}(?:项(?={_SEPARATED}))?{_PAREN}?(?:{_CONCAT}|{_SEPARATED})?)"
                rf"[ \t]*{_CLOSE}?{_NOT_AFTER}")
 _AFTER_MARKER = (r"(?:是|为|有|包括|应为|应该是|就是|还是|仍是|仍然是|应修正为|修正为|更正为|改为|选项|选|项|"
-                 r"[:：=]|】|\]|→|->|—|–|-(?!\s*\d)|\"|'(?=[A-Z]\b)|‘|“|(?i:options?|answer(?= [A-Z]\b)|choice(?= [A-Z]\b)|is|would be)|\s|"
+                 r"[:：=]|】|\]|→|->|—|–|-(?!\s*\d)|\"|'(?=[A-Z]\b)|‘|“|"
+                 r"(?i:options?|answer(?= [A-Z]\b)|choice(?= [A-Z]\b)|is|would be)|\s|"
                  # "the answer is most likely C": the reader's answer is C (a hedge between letters is read below).
                  r"(?i:(?:most )?(?:likely|probably)(?: to be)?(?=\s)))*")
 # Case-insensitive only where English words are matched: option letters are capitals.
@@ -920,7 +921,7 @@ def _by_option_text(text: str, option_texts: dict[str, str], multi: bool = False
                 return k
         if any(_lists_after_verb(re.sub(r"[\s\"'“”]+", "", c).lower(), list(norm.values()))
                for sentence in sentences for c in re.split(r"[，,；;]", sentence) if not _NEGATED_CLAUSE.search(c)):
-            return None  # "共同症状是心悸失寐、干咳痰少、眩晕目涩、舌红少津": three or more options listed, not one chosen
+            return None  # "共同症状是心悸失寐、干咳痰少、眩晕目涩、舌红少津": three or more options listed, none chosen
     for sentence in reversed(sentences):
         if not sentence.strip():
             continue
@@ -949,8 +950,6 @@ def _by_option_text(text: str, option_texts: dict[str, str], multi: bool = False
                     if _EXCEPTION_CLAUSE.search(c) and norm[k] in re.sub(r"\s+", "", c).lower()}
         if len(excepted) == 1:
             return excepted.pop()
-        if any(_lists_after_verb(re.sub(r"[\s\"'“”]+", "", c).lower(), [norm[k] for k in named]) for c in clauses):
-            return None  # "共同症状是心悸失寐、干咳痰少、眩晕目涩、舌红少津": three or more options listed, not one chosen
         chosen = {k for k in named if _ANSWER_VERB.search(bare[: bare.rindex(norm[k])][-6:])}
         return chosen.pop() if len(chosen) == 1 else None
     return None if multi else _misspelt_answer(sentences, norm)
@@ -975,7 +974,8 @@ def _exactly_named(text: str, option_texts: dict[str, str]) -> set[str]:
 
 
 # A line that concludes rather than continues the item before it: "所以唯一有效的是蒸发散热。"
-_CONCLUSION_START = re.compile(r"^\W*(?:所以|因此|综上|总之|故|答案|(?i:therefore|thus|hence|so\b|in conclusion|the answer))")
+_CONCLUSION_START = re.compile(
+    r"^\W*(?:所以|因此|综上|总之|故|答案|(?i:therefore|thus|hence|so\b|in conclusion|the answer))")
 
 
 def _in_own_rebuttal(text: str, letter: str, option_texts: dict[str, str], valid: str) -> bool:
@@ -991,9 +991,10 @@ def _in_own_rebuttal(text: str, letter: str, option_texts: dict[str, str], valid
 
 
 def _text_walk(text: str, option_texts: dict[str, str]) -> tuple[int, int] | None:
-    """Where the response walks through the options by their texts, one option after another, each opening its own
-    line (a line naming only the option before it continues that option's item): the span from the first to the last line of the walk that
-    ends with the last line naming one option, when it takes in at least three options."""
+    """Where the response walks through the options one after another, each opening its own line by its text or
+    label (a line naming only the option before it, and concluding nothing, continues that option's item): the span
+    from the first to the last line of the walk that ends with the last line naming one option, when it takes in
+    at least three options."""
     norm = {k: _fold(html.unescape(v)) for k, v in option_texts.items() if len(_fold(v)) >= 2}
     items: list[tuple[int, int, str]] = []
     for m in re.finditer(r"[^\n]+", text):
@@ -1158,7 +1159,8 @@ def _answer_region(text: str, valid: str) -> str:
 # "B选项阳盛格阴是指……", "选项C".
 _LABELLED = re.compile(
     rf"(?:\((?i:choice|option)\s*({_LETTER})\)|(?<![A-Za-z])(?i:choice|option)s?\s*'?({_LETTER})'?{_NOT_AFTER}|"
-    rf"(?:^|(?<=\s))'?({_LETTER})'?\s*:(?!\d)|选项\s*({_LETTER}){_NOT_AFTER}|{_NOT_BEFORE}({_LETTER})\s*(?:选项|项))", re.M)
+    rf"(?:^|(?<=\s))'?({_LETTER})'?\s*:(?!\d)|选项\s*({_LETTER}){_NOT_AFTER}|{_NOT_BEFORE}({_LETTER})\s*(?:选项|项))",
+    re.M)
 
 
 def _labels_of(line: str, valid: str) -> list[tuple[int, str]]:
