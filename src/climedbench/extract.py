@@ -920,7 +920,8 @@ def _by_option_text(text: str, option_texts: dict[str, str], multi: bool = False
                     return None  # "the answer is Real seal and Raeko sealer": two options chosen, so none
                 return k
         if any(_lists_after_verb(re.sub(r"[\s\"'“”]+", "", c).lower(), list(norm.values()))
-               for sentence in sentences for c in re.split(r"[，,；;]", sentence) if not _NEGATED_CLAUSE.search(c)):
+               for sentence in sentences if not _EXCEPTION_CLAUSE.search(sentence)  # "…，不包括短程冲击": read below
+               for c in re.split(r"[，,；;]", sentence) if not _NEGATED_CLAUSE.search(c)):
             return None  # "共同症状是心悸失寐、干咳痰少、眩晕目涩、舌红少津": three or more options listed, none chosen
     for sentence in reversed(sentences):
         if not sentence.strip():
