@@ -136,3 +136,25 @@ def test_several_options_listed_as_the_answer(response, expected):
 ])
 def test_option_text_against_a_labelled_option(response, expected):
     assert extract_choice(response, "ABCDE", option_texts=SYMPTOMS).answer == expected
+
+
+@pytest.mark.parametrize("response, expected", [
+    # "答案为{无}" after a first answer: the response concludes no option fits.
+    ("{A. 辐射散热}\n分析……\n因此，在给出的选项中，没有符合题目要求的散热形式。因此答案为{无}。", None),
+    # Control: braces around a letter.
+    ("分析……\n因此答案为{D}。", "D"),
+])
+def test_answer_none_in_braces(response, expected):
+    assert extract_choice(response, "ABCDE", option_texts=HEAT).answer == expected
+
+
+@pytest.mark.parametrize("response, expected", [
+    # A genus initial after an answer phrase is no option letter.
+    ("The most likely cause is either N. gonorrhoeae or C. trachomatis, and cultures will tell.", None),
+    ("The most likely organism is E. coli, which fits the picture.", None),
+    # Controls: an option letter with its text, and a letter before a capitalised word.
+    ("The most likely organism is B. Escherichia coli.", "B"),
+    ("The answer is C. Chlamydia trachomatis.", "C"),
+])
+def test_genus_initial_is_no_option_letter(response, expected):
+    assert extract_choice(response, "ABCDE").answer == expected

@@ -316,7 +316,7 @@ _NONE_CORRECT = re.compile(
     r"(?:均|都|全|皆)(?:不是(?:正确答案|正确的|最佳答案)?|不(?:完全)?(?:正确|对|准确|合适|恰当|符合)|错误|有误)|"
     r"(?:正确)?答案不在(?:所给)?选项(?:之)?中|"
     r"没有(?:一个)?(?:合适|正确|恰当)的?(?:答案|选项)|没有正确答案|无正确(?:答案|选项)|无答案可选|"
-    r"选项中(?:并)?没有(?:这一?项|这个选项|正确答案|该项)|(?:答案|正确答案)\s*(?:应该?)?\s*(?:为|是)?\s*[:：]?\s*[(\[【]?\s*无(?=[\s。.，,;；()（）\]】]|$)|"
+    r"选项中(?:并)?没有(?:这一?项|这个选项|正确答案|该项)|(?:答案|正确答案)\s*(?:应该?)?\s*(?:为|是)?\s*[:：]?\s*[(\[【{]?\s*无(?=[\s。.，,;；()（）\]】}]|$)|"
     r"(?i:none of (?:(?!other|remaining|rest|incorrect|wrong|remaining)[a-z]+ ){0,3}"
     r"(?:options|choices|answers|answer choices)(?: \([^()\n]{1,12}\))?(?: provided| listed| given| here| above)?"
     r" (?:is|are) "
@@ -530,6 +530,18 @@ def _labelled_list(text: str, start: int) -> list[str]:
     return letters
 
 
+# A capital letter then ". " and a species name is a genus initial ("C. trachomatis", "E. coli", "S. aureus").
+_SPECIES_AFTER = re.compile(
+    r"\.[ \t]*(?:trachomatis|gonorrhoeae|meningitidis|coli|aureus|epidermidis|pyogenes|agalactiae|pneumoniae|"
+    r"difficile|perfringens|botulinum|tetani|albicans|pylori|jejuni|influenzae|tuberculosis|leprae|pallidum|"
+    r"burgdorferi|typhi|vulnificus|cholerae|aeruginosa|vaginalis|jirovecii|neoformans|fumigatus|gondii|falciparum|"
+    r"vivax|mansoni|lumbricoides|vermicularis|burnetii|rickettsii|pertussis|diphtheriae|monocytogenes|marcescens|"
+    r"cereus|anthracis|israelii|henselae|genitalium|hominis|fragilis|faecalis|faecium|mutans|viridans|sanguinis|"
+    r"saprophyticus|lugdunensis|immitis|capsulatum|dermatitidis|brasiliensis|histolytica|lamblia|trichiura|"
+    r"stercoralis|duodenale|americanus|solium|saginata|granulosus|schenckii|furfur|baumannii|melitensis|pestis|"
+    r"tularensis|mallei|pseudomallei|psittaci|legionella|pneumophila)\b")
+
+
 def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None, multi: bool = True
                  ) -> list[tuple[int, list[str], bool]]:
     """Every explicit answer statement: (position, letters, tentative), skipping negated ones and words."""
@@ -551,6 +563,8 @@ def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None, m
     for m in _MARKER_RE.finditer(text):
         if _RANGE_AFTER.match(text, m.end(1)):
             continue  # "the answer is A through D": a range of options, no answer
+        if _SPECIES_AFTER.match(text, m.end(1)):
+            continue  # "is either N. gonorrhoeae or C. trachomatis": a genus initial, not option C
         after = text[m.end():m.end() + 24]
         before = text[max(0, m.start() - 8):m.start()]
         letters = _letters_in(m.group(1))
