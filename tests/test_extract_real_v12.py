@@ -158,3 +158,29 @@ def test_answer_none_in_braces(response, expected):
 ])
 def test_genus_initial_is_no_option_letter(response, expected):
     assert extract_choice(response, "ABCDE").answer == expected
+
+
+DRUG_CLASSES = {"A": "二氮嗪、氢氯噻嗪", "B": "血管紧张素转化酶抑制剂", "C": "美托洛尔", "D": "哌唑嗪", "E": "以上均不能用"}
+PENICILLINS = {"A": "耐酶青霉素类", "B": "青霉素G", "C": "广谱青霉素", "D": "第一代头孢菌素", "E": "第三代头孢菌素"}
+GBS = {"A": "Intravenous immunoglobulin (IVIG)", "B": "Prednisone", "C": "Botulism antitoxin",
+       "D": "Intravenous acyclovir", "E": "Gabapentin"}
+
+
+@pytest.mark.parametrize("response, options, expected", [
+    # An option among the examples of an enumeration ("如…、…、…等") is no choice of it.
+    ("不宜用以下几类药物：\n（1）β受体拮抗剂：如普萘洛尔、比索洛尔、阿替洛尔、美托洛尔等。", DRUG_CLASSES, None),
+    # Control: the option alone after the answer verb (its own "、" is part of its text).
+    ("答案是二氮嗪、氢氯噻嗪，因为它们升高血糖。", DRUG_CLASSES, "A"),
+    # A drug class that covers several options says nothing of what sets one apart.
+    ("青霉素类药物，对肾功能不良者禁用。", PENICILLINS, None),
+    ("青霉素G对肾功能不良者应慎用。", PENICILLINS, "B"),
+    # An option named and then rejected by a pronoun; the answer named by its bracketed abbreviation.
+    ("The most appropriate treatment for GBS is IVIG. Gabapentin treats neuropathic pain, but it is not effective "
+     "against GBS.", GBS, "A"),
+    ("Gabapentin treats neuropathic pain, but it is not effective against GBS.", GBS, None),
+    # A numbered list of the options (its first item in other words) with nothing chosen after it.
+    ("符合该病特征的项为：\n\n(1) 四肢出现紫癜，多在四肢。\n(2) 青霉素G\n(3) 广谱青霉素\n(4) 第一代头孢菌素\n"
+     "(5) 第三代头孢菌素\n\n以上是不符合的项。", PENICILLINS, None),
+])
+def test_examples_classes_and_rejections_are_no_choice(response, options, expected):
+    assert extract_choice(response, "ABCDE", option_texts=options).answer == expected

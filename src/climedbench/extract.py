@@ -852,10 +852,12 @@ def _coverage(option: str, sentence: str) -> float:
 
 
 def _option_forms(text: str) -> list[str]:
-    """An option's text, and the same without a bracketed gloss ('Croup (laryngotracheobronchitis)' → 'Croup')."""
+    """An option's text, the same without a bracketed gloss ('Croup (laryngotracheobronchitis)' → 'Croup'), and a
+    bracketed abbreviation ('Intravenous immunoglobulin (IVIG)' → 'IVIG')."""
     t = re.sub(r"\s+", " ", text).strip().rstrip("。.;；")
     bare = re.sub(r"\s*(?:（[^（）]*）|\([^()]*\))\s*", " ", t).strip()
-    return [t] if not bare or bare == t else [t, bare]
+    abbr = re.fullmatch(r"[^()]+\(([A-Z][A-Za-z0-9-]{2,9})\)", t)  # "Intravenous immunoglobulin (IVIG)" → "IVIG"
+    return [t] if not bare or bare == t else [t, bare] + ([abbr.group(1)] if abbr else [])
 
 
 def _distinctive(text: str, others: list[str]) -> str:
@@ -886,6 +888,8 @@ def _fuzzy_named(sentence: str, option_texts: dict[str, str]) -> str | None:
         best = 0.0
         for form in _option_forms(v):
             own = _distinctive(form, others)
+            if re.fullmatch(r"[a-z0-9]", _fold(own)) and _fold(own) not in _fold(sentence):
+                continue  # "青霉素类药物" says nothing of the "G" that sets "青霉素G" apart from "广谱青霉素"
             mine = _coverage(own, sentence) if len(_fold(own)) >= 2 else None
             if mine == 0.0:
                 continue  # nothing of what sets this option apart is said
@@ -940,8 +944,11 @@ def _by_option_text(text: str, option_texts: dict[str, str], multi: bool = False
     for sentence in reversed(sentences):
         if not sentence.strip():
             continue
+        if not multi and _REJECTED_AFTER.search(sentence):
+            continue  # "Gabapentin is an anticonvulsant …, but it is not effective against GBS"
         raw_clauses = re.split(r"[，,；;]", sentence)
-        clauses = [c for c in raw_clauses if not _NEGATED_CLAUSE.search(c)]
+        clauses = [c for c in raw_clauses if not _NEGATED_CLAUSE.search(c)
+                   and (multi or not _enumeration(c, option_texts))]
         flat = re.sub(r"[\s\"'“”]+", "", "，".join(clauses)).lower()
         bare = flat.replace("，", "").replace(",", "")
         named = {k for k, v in norm.items() if v in bare}
@@ -1029,7 +1036,28 @@ def _text_walk(text: str, option_texts: dict[str, str]) -> tuple[int, int] | Non
         if any(item[2] == r[2] for r in run):
             break
         run.append(item)
-    return (run[-1][0], run[0][1]) if len(run) >= 3 else None
+    if len(run) < 3:
+        return None
+    start = run[-1][0]
+    # Numbered lines just before it belong to the same list ("(1) 四肢出现紫癜……" for the option "紫癜多出现于四肢").
+    while (prev := re.search(r"(?m)^[ \t]*(?:[(（]\d+[)）]|\d+[.、)）])[^\n]*\n\s*\Z", text[:start])) is not None:
+        start = prev.start()
+    return start, run[0][1]
+
+
+# A sentence that names an option and then rejects it by a pronoun: "X is …, but it is not effective here".
+_REJECTED_AFTER = re.compile(
+    r"(?i:\b(?:but|however|although|though)\b,?\s+(?:it|this|they|these)\b[^.;]*\b(?:not|no)\b)|"
+    r"(?:但|但是|然而)(?:它|其|该药|此药)[^。；]*?(?:不|无)")
+
+
+def _enumeration(clause: str, option_texts: dict[str, str]) -> bool:
+    """A clause that enumerates three or more items with "、" (its options' own "、" aside): "如普萘洛尔、比索洛尔、
+    美托洛尔等", "包括乙型、丙型、甲型和输血后肝炎等" — an option among them is an example, not a choice."""
+    for v in option_texts.values():
+        if v and "、" in v:
+            clause = clause.replace(v, "")
+    return clause.count("、") >= 2
 
 
 def _lists_after_verb(clause: str, texts: list[str]) -> bool:
@@ -1042,6 +1070,8 @@ def _named_elsewhere(sentences: list[str], norm: dict[str, str], k: str) -> bool
     """Another option than `k` is named by its text, in a clause that does not reject it, in some sentence: the
     response discusses several options by their texts, so the last one it names is no choice of it."""
     for sentence in sentences:
+        if _REJECTED_AFTER.search(sentence):
+            continue
         for clause in re.split(r"[，,；;]", sentence):
             if _NEGATED_CLAUSE.search(clause):
                 continue
