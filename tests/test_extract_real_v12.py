@@ -184,3 +184,23 @@ GBS = {"A": "Intravenous immunoglobulin (IVIG)", "B": "Prednisone", "C": "Botuli
 ])
 def test_examples_classes_and_rejections_are_no_choice(response, options, expected):
     assert extract_choice(response, "ABCDE", option_texts=options).answer == expected
+
+
+SPERM = {"A": "Primary spermatocyte", "B": "Secondary spermatocyte", "C": "Spermatid", "D": "Spermatogonium"}
+SYNDROMES = {"A": "小肠实热证", "B": "膀胱湿热证", "C": "热结膀胱证", "D": "肝胆湿热证"}
+
+
+@pytest.mark.parametrize("response, options, expected", [
+    # A letter after "is" with its own option's text, where no answer phrase stands before it.
+    ("Based on the findings, the most likely stage of spermatogenesis at which the error occurred is B: Secondary "
+     "spermatocyte.\n\nSpermatogenesis proceeds from spermatogonium to primary spermatocyte.", SPERM, "B"),
+    # Controls: the letter with another option's text; the letter negated.
+    ("The stage at which the error occurred is B: Spermatid.\n\nSpermatogenesis proceeds in order.", SPERM, None),
+    ("It is not B: Secondary spermatocyte.", SPERM, None),
+    # A sentence about the other options names no answer; the sentence before it does.
+    ("因此，这个病人的证候应该是膀胱湿热证。其他选项如小肠实热证，热结膀胱证，肝胆湿热证等都不符合病人的症状。", SYNDROMES, "B"),
+    # Control: only the other options are discussed.
+    ("病人有发热。其他选项如小肠实热证，热结膀胱证，肝胆湿热证等都不符合病人的症状。", SYNDROMES, None),
+])
+def test_letter_with_its_text_and_the_other_options(response, options, expected):
+    assert extract_choice(response, "ABCD", option_texts=options).answer == expected

@@ -944,8 +944,8 @@ def _by_option_text(text: str, option_texts: dict[str, str], multi: bool = False
     for sentence in reversed(sentences):
         if not sentence.strip():
             continue
-        if not multi and _REJECTED_AFTER.search(sentence):
-            continue  # "Gabapentin is an anticonvulsant …, but it is not effective against GBS"
+        if not multi and (_REJECTED_AFTER.search(sentence) or _OTHERS_SENTENCE.match(sentence)):
+            continue  # "Gabapentin is …, but it is not effective against GBS"; "其他选项如…都不符合"
         raw_clauses = re.split(r"[，,；;]", sentence)
         clauses = [c for c in raw_clauses if not _NEGATED_CLAUSE.search(c)
                    and (multi or not _enumeration(c, option_texts))]
@@ -1051,6 +1051,12 @@ _REJECTED_AFTER = re.compile(
     r"(?:但|但是|然而)(?:它|其|该药|此药)[^。；]*?(?:不|无)")
 
 
+# A sentence about the other options: "其他选项如小肠实热证，…等都不符合", "The other options are less likely".
+_OTHERS_SENTENCE = re.compile(
+    r"^\W*(?:而|但)?(?:其他|其余|其它|剩下的?|另外几?个?)(?:的)?(?:选项|答案|几项|各项)|"
+    r"(?i:^\W*(?:all\s+)?(?:the\s+)?(?:other|remaining)\s+(?:options|choices|answers|answer choices)\b)")
+
+
 def _enumeration(clause: str, option_texts: dict[str, str]) -> bool:
     """A clause that enumerates three or more items with "、" (its options' own "、" aside): "如普萘洛尔、比索洛尔、
     美托洛尔等", "包括乙型、丙型、甲型和输血后肝炎等" — an option among them is an example, not a choice."""
@@ -1070,7 +1076,7 @@ def _named_elsewhere(sentences: list[str], norm: dict[str, str], k: str) -> bool
     """Another option than `k` is named by its text, in a clause that does not reject it, in some sentence: the
     response discusses several options by their texts, so the last one it names is no choice of it."""
     for sentence in sentences:
-        if _REJECTED_AFTER.search(sentence):
+        if _REJECTED_AFTER.search(sentence) or _OTHERS_SENTENCE.match(sentence):
             continue
         for clause in re.split(r"[，,；;]", sentence):
             if _NEGATED_CLAUSE.search(clause):
@@ -1265,6 +1271,22 @@ _CODE_LINE = re.compile(r"^\s*(?:def |import |from \S+ import |return\b|class |(
                         r"for .*:\s*$|while .*:\s*$|```|print\(|[A-Za-z_][\w.]*\s*=\s*\S)")
 
 
+_IS_LETTER = re.compile(rf"(?:(?<![A-Za-z])(?i:is|be)\s+|是|为)\s*{_OPEN}?({_LETTER})(?:{_CLOSE}|\s*[:：.．])\s*")
+
+
+def _stated_with_text(text: str, valid: str, option_texts: dict[str, str]) -> list[tuple[int, list[str], bool]]:
+    """A letter given after "is" / "是" with its own option's text: "the most likely stage of spermatogenesis at which
+    the error occurred is B: Secondary spermatocyte" (an answer statement no marker phrase covers)."""
+    hits = []
+    for m in _IS_LETTER.finditer(text):
+        own = _fold(option_texts.get(m.group(1), ""))
+        said = _fold(text[m.end():m.end() + 3 * len(own) + 10]).startswith(own)
+        if m.group(1) in valid and len(own) >= 2 and said and not _NEGATION_BEFORE.search(
+                text[max(0, m.start() - 8):m.start() + 3]):
+            hits.append((m.start(), [m.group(1)], False))
+    return hits
+
+
 def _without_code(text: str) -> str:
     """The text without fenced code blocks, and without its code lines when at least three lines are code
     (a `return '丙基硫氧嘧啶治疗'` or `random.choice('ABCD')` is no answer)."""
@@ -1305,6 +1327,8 @@ def _read_choice(response: str, options: str, *, multi: bool = False,
     special = _special_options(option_texts, valid)
     # "参考答案\n\nA．……\nB．……\n…\nE．……": every option listed after the marker is the options echoed.
     hits = [h for h in _marker_hits(text, valid, special, multi) if not _lists_every_option(text, h[0], valid)]
+    if not hits and option_texts:
+        hits = _stated_with_text(text, valid, option_texts)
     listed = _listed(text, multi)
     if listed and _lists_every_option(text, listed[0], valid):
         listed = None
