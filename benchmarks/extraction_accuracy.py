@@ -11,7 +11,8 @@ answer is none) and how many are ABSTENTIONS (no answer read where one was expec
     python benchmarks/extraction_accuracy.py --write-pins             # rewrite tests/fixtures/extraction_pinned.json
 
 The table has the development sets (the fixtures and benchmarks/data/extraction_real_v11.jsonl), the real ClinicBench
-responses (a row saying how to add them when their CSVs are not given) and the blind set
+responses and set v12 (each a row saying how to add it when its responses are not given: neither is redistributed;
+v12's labels are benchmarks/data/extraction_real_v12_labels.jsonl) and the blind set
 benchmarks/data/extraction_blind_v10.jsonl. The development sets were each blind when first measured, then studied
 while developing the extractor (tests/fixtures/README.md and benchmarks/data/README.md give each one's first, blind
 figure): their current figures are regression checks, not accuracy estimates. The honest estimate for unseen output
