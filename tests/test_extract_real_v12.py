@@ -78,6 +78,9 @@ def test_walk_through_the_options_is_no_answer(response, expected):
      "    return random.choice('ABCD')\n", None),
     # Control: code, then the prose answers.
     ("函数示例：\n```python\ndef foo(n):\n    return n\n```\n\n因此，选择D是正确的。", "D"),
+    # Control: the answer itself in a fenced block.
+    ('```json\n{"answer": "D"}\n```', "D"),
+    ("```\nAnswer: D\n```", "D"),
 ])
 def test_code_is_no_answer(response, expected):
     assert extract_choice(response, "ABCDE", option_texts=HEAT).answer == expected

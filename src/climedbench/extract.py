@@ -1288,9 +1288,10 @@ def _stated_with_text(text: str, valid: str, option_texts: dict[str, str]) -> li
 
 
 def _without_code(text: str) -> str:
-    """The text without fenced code blocks, and without its code lines when at least three lines are code
+    """The text without fenced blocks of program code, and without its code lines when at least three lines are code
     (a `return '丙基硫氧嘧啶治疗'` or `random.choice('ABCD')` is no answer)."""
-    text = re.sub(r"```.*?(?:```|$)", "", text, flags=re.S)
+    text = re.sub(r"```.*?(?:```|$)", lambda m: "" if any(_CODE_LINE.match(x) for x in m.group(0).split("\n")[1:])
+                  else m.group(0), text, flags=re.S)  # a fenced answer ("```json\n{"answer": "B"}\n```") stays
     lines = text.split("\n")
     if sum(1 for x in lines if _CODE_LINE.match(x)) < 3:
         return text
