@@ -39,6 +39,13 @@ def test_answer_labelled_first_then_the_others_rebutted(response, expected):
     assert extract_choice(response, "ABCDE", option_texts=BLEED).answer == expected
 
 
+def test_an_option_labelled_first_in_passing_is_no_answer_when_another_is_praised_later():
+    response = ("Steroids (option A) are used in many vasculitides.\n\nAzithromycin (option B) treats pneumonia.\n\n"
+                "Collagen antibodies (option C) point to Goodpasture syndrome.\n\nA p-ANCA test (option D) is "
+                "preferred as the first test here.")
+    assert extract_choice(response, "ABCDE").answer is None
+
+
 @pytest.mark.parametrize("response, expected", [
     # Chinese rebuttals by "X选项", the answer named only by its text before them.
     ("环境温度高于皮肤温度时，唯一有效的散热形式是蒸发散热。而其他选项A、B、C、E都不符合。A选项辐射散热需要皮肤温度高于环境。"

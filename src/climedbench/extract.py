@@ -1224,6 +1224,11 @@ def _labels_of(line: str, valid: str) -> list[tuple[int, str]]:
     return [(at, x) for at, x in found if x in valid]
 
 
+# Praise of an option: what a rebuttal line never says of the option it rebuts.
+_PRAISED = re.compile(r"(?i:\b(?:best|most (?:likely|appropriate)|correct|right answer|the answer|first[- ]line|"
+                      r"treatment of choice|preferred)\b)|最|正确|首选")
+
+
 def _explained_first(text: str, valid: str, option_texts: dict[str, str] | None) -> str | None:
     """An explanation that names its answer first and then rebuts the other options, each by its label (the
     'answer, then why not the others' style of exam explanations): "… is hemophilia B, caused by deficiency of factor
@@ -1257,6 +1262,9 @@ def _explained_first(text: str, valid: str, option_texts: dict[str, str] | None)
             return None
         if len(later - {answer}) < 2:
             return None
+        if any(_PRAISED.search(lines[j]) and not _NEGATED_CLAUSE.search(lines[j])
+               for j, found in labelled[1:] if {x for _, x in found} - {answer}):
+            return None  # a later line praises another option ("p-ANCA (option D) is the best next step")
         return answer
     # No label before the rebuttal: the option it leaves out, if the text before it names that one.
     left_out = set(valid) - head_letters - later
