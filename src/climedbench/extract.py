@@ -1397,7 +1397,7 @@ def _read_choice(response: str, options: str, *, multi: bool = False,
         m = None  # "A项不符合。……": the response opens by rejecting A
     if m and not multi and _next_option_line(text, m.group(1).upper(), valid):
         return Extraction(None, "second_option_endorsed")  # "B. Ceftriaxone\nD. Azithromycin"
-    if m and not multi and _walks_through_options(text, valid) and _labels_in_order(text, valid):
+    if m and not multi and re.match(rf"\s*{_LETTER}\s*[.、:：)]?[ \t]*\n", text) and _labels_in_order(text, valid):
         m = None  # "A.\n\n<A's text> …\n\nB.\n\n<B's text> …": the options glossed in order, not an answer A
     if m and m.group(1).upper() in valid and not echoed:
         if multi:
