@@ -430,7 +430,7 @@ _DISJUNCTION = re.compile(
     rf"{_NOT_BEFORE}([A-Z]){_NOT_AFTER}\s*(?:和|与|及|、|或)\s*([A-Z]){_NOT_AFTER}\s*(?:都|均)\s*(?:是|可|可以|正确|对|常用|合理)|"
     rf"(?:可能|也许|或许)(?:是|选|为)?\s*{_NOT_BEFORE}([A-Z]){_NOT_AFTER}[^。\n]{{0,12}}?(?:也可能|也许|或许|或者|或)"
     rf"(?:是|选|为)?\s*{_NOT_BEFORE}([A-Z]){_NOT_AFTER}|"
-    # Two option lines with "或者" / "or" on a line of its own between them: "A：左侧……\n\n或者\n\nC：右侧……"
+    # Two option lines with "或者" / "or" on a line of its own between them: "A：辐射散热\n\n或者\n\nC：对流散热"
     rf"(?m:^[ \t]*{_OPEN}?([A-Z]){_CLOSE}?[ \t]*[.、:：)][^\n]*\n\s*(?:或者|或是|或|(?i:or))[ \t]*\n\s*"
     rf"{_OPEN}?([A-Z]){_CLOSE}?[ \t]*[.、:：)])"
 )
@@ -564,7 +564,7 @@ def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None, m
         if _RANGE_AFTER.match(text, m.end(1)):
             continue  # "the answer is A through D": a range of options, no answer
         if _SPECIES_AFTER.match(text, m.end(1)):
-            continue  # "is either N. gonorrhoeae or C. trachomatis": a genus initial, not option C
+            continue  # "either N. gonorrhoeae or C. trachomatis …": a genus initial, not option C
         after = text[m.end():m.end() + 24]
         before = text[max(0, m.start() - 8):m.start()]
         letters = _letters_in(m.group(1))
@@ -889,7 +889,7 @@ def _fuzzy_named(sentence: str, option_texts: dict[str, str]) -> str | None:
         for form in _option_forms(v):
             own = _distinctive(form, others)
             if re.fullmatch(r"[a-z0-9]", _fold(own)) and _fold(own) not in _fold(sentence):
-                continue  # "青霉素类药物" says nothing of the "G" that sets "青霉素G" apart from "广谱青霉素"
+                continue  # "这一类青霉素类抗生素" says nothing of the "G" of "青霉素G" beside "广谱青霉素"
             mine = _coverage(own, sentence) if len(_fold(own)) >= 2 else None
             if mine == 0.0:
                 continue  # nothing of what sets this option apart is said
@@ -940,12 +940,12 @@ def _by_option_text(text: str, option_texts: dict[str, str], multi: bool = False
         if any(_lists_after_verb(re.sub(r"[\s\"'“”]+", "", c).lower(), list(norm.values()))
                for sentence in sentences if not _EXCEPTION_CLAUSE.search(sentence)  # "…，不包括短程冲击": read below
                for c in re.split(r"[，,；;]", sentence) if not _NEGATED_CLAUSE.search(c)):
-            return None  # "共同症状是心悸失寐、干咳痰少、眩晕目涩、舌红少津": three or more options listed, none chosen
+            return None  # "都可见的是心悸失眠、干咳少痰、头晕眼花": three or more options listed, none chosen
     for sentence in reversed(sentences):
         if not sentence.strip():
             continue
         if not multi and (_REJECTED_AFTER.search(sentence) or _OTHERS_SENTENCE.match(sentence)):
-            continue  # "Gabapentin is …, but it is not effective against GBS"; "其他选项如…都不符合"
+            continue  # "Gabapentin eases nerve pain, but it does not help in GBS"; "其他选项例如…与本例不合"
         raw_clauses = re.split(r"[，,；;]", sentence)
         clauses = [c for c in raw_clauses if not _NEGATED_CLAUSE.search(c)
                    and (multi or not _enumeration(c, option_texts))]
@@ -1026,7 +1026,7 @@ def _text_walk(text: str, option_texts: dict[str, str]) -> tuple[int, int] | Non
             continue
         k = named.pop()
         if label:
-            items.append((m.start(), m.end(), k))  # "A.单股正链RNA病毒": the option's own line, by its label
+            items.append((m.start(), m.end(), k))  # "A．辐射散热": the option's own line, by its label
         elif items and items[-1][2] == k and not _CONCLUSION_START.match(m.group(0)):
             items[-1] = (items[-1][0], m.end(), k)
         elif _fold(_LINE_LEAD.sub("", html.unescape(m.group(0))))[:len(norm[k]) + 2].startswith(norm[k]):
@@ -1039,27 +1039,27 @@ def _text_walk(text: str, option_texts: dict[str, str]) -> tuple[int, int] | Non
     if len(run) < 3:
         return None
     start = run[-1][0]
-    # Numbered lines just before it belong to the same list ("(1) 四肢出现紫癜……" for the option "紫癜多出现于四肢").
+    # Numbered lines just before it belong to the same list ("(1) 四肢可见紫癜。" for an option "紫癜多见于四肢").
     while (prev := re.search(r"(?m)^[ \t]*(?:[(（]\d+[)）]|\d+[.、)）])[^\n]*\n\s*\Z", text[:start])) is not None:
         start = prev.start()
     return start, run[0][1]
 
 
-# A sentence that names an option and then rejects it by a pronoun: "X is …, but it is not effective here".
+# A sentence that names an option and then rejects it by a pronoun: "X eases …, but it does not help here".
 _REJECTED_AFTER = re.compile(
     r"(?i:\b(?:but|however|although|though)\b,?\s+(?:it|this|they|these)\b[^.;]*\b(?:not|no)\b)|"
     r"(?:但|但是|然而)(?:它|其|该药|此药)[^。；]*?(?:不|无)")
 
 
-# A sentence about the other options: "其他选项如小肠实热证，…等都不符合", "The other options are less likely".
+# A sentence about the other options: "其他选项例如小肠实热证，…等与本例不合", "The other options are less likely".
 _OTHERS_SENTENCE = re.compile(
     r"^\W*(?:而|但)?(?:其他|其余|其它|剩下的?|另外几?个?)(?:的)?(?:选项|答案|几项|各项)|"
     r"(?i:^\W*(?:all\s+)?(?:the\s+)?(?:other|remaining)\s+(?:options|choices|answers|answer choices)\b)")
 
 
 def _enumeration(clause: str, option_texts: dict[str, str]) -> bool:
-    """A clause that enumerates three or more items with "、" (its options' own "、" aside): "如普萘洛尔、比索洛尔、
-    美托洛尔等", "包括乙型、丙型、甲型和输血后肝炎等" — an option among them is an example, not a choice."""
+    """A clause that enumerates three or more items with "、" (its options' own "、" aside): "例如阿替洛尔、美托洛尔、
+    比索洛尔等" — an option among them is an example, not a choice."""
     for v in option_texts.values():
         if v and "、" in v:
             clause = clause.replace(v, "")
@@ -1207,7 +1207,7 @@ def _answer_region(text: str, valid: str) -> str:
 
 
 # An option named by its label inside running text: "(choice B)", "option D:", "Choice A, steroids, …", "'C': …",
-# "B选项阳盛格阴是指……", "选项C".
+# "B选项传导散热同理", "选项C".
 _LABELLED = re.compile(
     rf"(?:\((?i:choice|option)\s*({_LETTER})\)|(?<![A-Za-z])(?i:choice|option)s?\s*'?({_LETTER})'?{_NOT_AFTER}|"
     rf"(?:^|(?<=\s))'?({_LETTER})'?\s*:(?!\d)|选项\s*({_LETTER}){_NOT_AFTER}|{_NOT_BEFORE}({_LETTER})\s*(?:选项|项))",
@@ -1231,10 +1231,11 @@ _PRAISED = re.compile(r"(?i:\b(?:best|most (?:likely|appropriate)|correct|right 
 
 def _explained_first(text: str, valid: str, option_texts: dict[str, str] | None) -> str | None:
     """An explanation that names its answer first and then rebuts the other options, each by its label (the
-    'answer, then why not the others' style of exam explanations): "… is hemophilia B, caused by deficiency of factor
-    IX (choice B). …\n\nHemophilia A (choice A) is …". The answer is the one option labelled in the first line that
-    labels any, when that label does not open its line (an option-by-option walk-through opens each line with one),
-    the lines after it label at least two other options, and none of those lines opens with the answer's label.
+    'answer, then why not the others' style of exam explanations): "… points to hemophilia B, a lack of factor IX
+    (choice B). …\n\nHemophilia A (choice A) looks the same …". The answer is the one option labelled in the first
+    line that labels any, when that label does not open its line (an option-by-option walk-through opens each line
+    with one), the lines after it label at least two other options, none of those lines opens with the answer's
+    label, and none praises another option.
     With no label before the rebuttal, the answer is the one option the rebuttal leaves out, when the text before
     the rebuttal names that option (and no other) by its text. A text of one paragraph is read sentence by sentence.
     """
@@ -1283,8 +1284,8 @@ _IS_LETTER = re.compile(rf"(?:(?<![A-Za-z])(?i:is|be)\s+|是|为)\s*{_OPEN}?({_L
 
 
 def _stated_with_text(text: str, valid: str, option_texts: dict[str, str]) -> list[tuple[int, list[str], bool]]:
-    """A letter given after "is" / "是" with its own option's text: "the most likely stage of spermatogenesis at which
-    the error occurred is B: Secondary spermatocyte" (an answer statement no marker phrase covers)."""
+    """A letter given after "is" / "是" with its own option's text: "the division that failed here is B: Secondary
+    spermatocyte" (an answer statement no marker phrase covers)."""
     hits = []
     for m in _IS_LETTER.finditer(text):
         own = _fold(option_texts.get(m.group(1), ""))
@@ -1297,7 +1298,7 @@ def _stated_with_text(text: str, valid: str, option_texts: dict[str, str]) -> li
 
 def _without_code(text: str) -> str:
     """The text without fenced blocks of program code, and without its code lines when at least three lines are code
-    (a `return '丙基硫氧嘧啶治疗'` or `random.choice('ABCD')` is no answer)."""
+    (a `return '蒸发散热'` or `random.choice('ABCD')` is no answer)."""
     text = re.sub(r"```.*?(?:```|$)", lambda m: "" if any(_CODE_LINE.match(x) for x in m.group(0).split("\n")[1:])
                   else m.group(0), text, flags=re.S)  # a fenced answer ("```json\n{"answer": "B"}\n```") stays
     lines = text.split("\n")
@@ -1431,15 +1432,15 @@ def _read_choice(response: str, options: str, *, multi: bool = False,
         opts = {k: v for k, v in option_texts.items() if k in valid}
         walk = None if multi else _text_walk(text, opts)
         if walk is not None and not _exactly_named(text[walk[1]:], opts):
-            # The last option named is the last of a walk through the options by their texts ("1.二尖瓣反流\n…
-            # 5.室间隔缺损\n…", "A.\n<A's text>\n…\nE.\n<E's text>"): only the text before the walk can answer.
+            # The last option named is the last of a walk through the options by their texts ("1.辐射散热\n…
+            # 5.直接散热\n…", "A.\n<A's text>\n…\nE.\n<E's text>"): only the text before the walk can answer.
             tail = text[:walk[0]]
         else:
             tail = text[_echo_end(text):] if echoed or _walks_through_options(text, valid) else text
         found = _by_option_text(tail, opts, multi)
         labels = {x for _, x in _labels_of(text, valid)}
         if found and not multi and len(labels) == 1 and found not in labels:
-            return Extraction(None, "letter_text_mismatch")  # "……所以，选项A是不正确的。" beside another option's text
+            return Extraction(None, "letter_text_mismatch")  # "……因此选项A不对。" beside another option's text
         if found and not multi and len(labels) >= 3 and _in_own_rebuttal(text, found, opts, valid):
             return Extraction(None, "no_answer")  # "A选项的…无效。B选项的…无效。C选项的对流散热此时无效。": a rebuttal
         if found:
