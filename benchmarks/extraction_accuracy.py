@@ -7,10 +7,12 @@ answer is none) and how many are ABSTENTIONS (no answer read where one was expec
     python benchmarks/extraction_accuracy.py --wrong                  # ... and the ids of the development sets' misses
     python benchmarks/extraction_accuracy.py --blind PATH.jsonl       # another blind set (measure it, never study it)
     python benchmarks/extraction_accuracy.py --real-responses DIR     # with the 360 real ClinicBench responses
+    python benchmarks/extraction_accuracy.py --real-v12 PATH.jsonl    # with the 491 real responses of set v12
     python benchmarks/extraction_accuracy.py --write-pins             # rewrite tests/fixtures/extraction_pinned.json
 
 The table has the development sets (the fixtures and benchmarks/data/extraction_real_v11.jsonl), the real ClinicBench
-responses (a row saying how to add them when their CSVs are not given) and the blind set
+responses and set v12 (each a row saying how to add it when its responses are not given: neither is redistributed;
+v12's labels are benchmarks/data/extraction_real_v12_labels.jsonl) and the blind set
 benchmarks/data/extraction_blind_v10.jsonl. The development sets were each blind when first measured, then studied
 while developing the extractor (tests/fixtures/README.md and benchmarks/data/README.md give each one's first, blind
 figure): their current figures are regression checks, not accuracy estimates. The honest estimate for unseen output
@@ -40,6 +42,7 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
 REAL_LABELS = ROOT / "benchmarks" / "data" / "real_outputs_labels.jsonl"
 PINS = FIXTURES / "extraction_pinned.json"
+V12_LABELS = ROOT / "benchmarks" / "data" / "extraction_real_v12_labels.jsonl"
 DATA = ROOT / "benchmarks" / "data"
 BLIND = DATA / "extraction_blind_v10.jsonl"
 # The development sets: the fixtures, then the real responses of extraction_real_v11.jsonl (blind when first measured,
@@ -129,12 +132,32 @@ def real_cases(results_dir: Path) -> list[dict]:
     return cases
 
 
+def v12_cases(path: Path) -> list[dict]:
+    """The 491 responses of set v12 (not redistributed: `path` is a copy of real_v12.jsonl), each checked against
+    benchmarks/data/extraction_real_v12_labels.jsonl by id and response SHA-1; the labels file's answers are used."""
+    labels = {x["id"]: x for x in load(V12_LABELS)}
+    cases = []
+    for line_no, case in enumerate(load(path), 1):
+        label = labels.pop(case.get("id"), None)
+        if label is None:
+            sys.exit(f"{path}:{line_no}: field id: {case.get('id')!r} is not in {V12_LABELS.name}")
+        if hashlib.sha1(str(case.get("response", "")).encode("utf-8")).hexdigest() != label["response_sha1"]:
+            sys.exit(f"{path}:{line_no}: field response: its SHA-1 differs from {V12_LABELS.name} (another version?)")
+        cases.append({**case, "expected": label["expected"]})
+    if labels:
+        sys.exit(f"{path}: {len(labels)} labelled ids missing, e.g. {next(iter(labels))}")
+    return cases
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--blind", type=Path, action="append", default=[],
                     help="a blind set: figures only (no cases, no slices), to keep it blind; may be repeated")
     ap.add_argument("--real-responses", type=Path, metavar="DIR",
                     help="directory with ClinicBench's result CSVs: adds the 360 labelled real responses")
+    ap.add_argument("--real-v12", type=Path, metavar="PATH",
+                    help="a copy of set v12's real_v12.jsonl: adds its 491 responses (checked against "
+                         f"{V12_LABELS.relative_to(ROOT)})")
     ap.add_argument("--wrong", action="store_true", help="print the ids of the development sets' misses")
     ap.add_argument("--slices", action="store_true", help="print the development sets' figures by kind too")
     ap.add_argument("--write-pins", action="store_true",
@@ -164,6 +187,16 @@ def main() -> None:
             print("    wrong (id:expected/got):", ", ".join(total.wrong_ids))
     elif not args.paths:
         print(f"{'real_outputs (ClinicBench)':34s} not measured: --real-responses DIR (ClinicBench's results CSVs)")
+    if args.real_v12:
+        total, by = measure(v12_cases(args.real_v12))
+        print(total.row("extraction_real_v12"))
+        if args.slices:
+            for key in sorted(by):
+                print(by[key].row("  " + key))
+        if args.wrong and total.wrong_ids:
+            print("    wrong (id:expected/got):", ", ".join(total.wrong_ids))
+    elif not args.paths:
+        print(f"{'extraction_real_v12':34s} not measured: --real-v12 PATH (a copy of real_v12.jsonl)")
     for path in args.blind or ([] if args.paths else [BLIND]):
         total, _ = measure(load(path))
         print(total.row(f"{path.name} (blind)"))

@@ -8,6 +8,7 @@ Every result names the rule that produced it, so a wrong extraction can be trace
 
 from __future__ import annotations
 
+import html
 import itertools
 import re
 import unicodedata
@@ -160,16 +161,16 @@ _MARKERS_EN = (
     r"answer(?=\s*\n)|answer(?=\s*[-—–]+\s*[A-Z]\b)|"
     r"(?:i|i'd|i’d|i would|i will|i'll|we) (?:would |will )?(?:choose|select|pick|go with)|"
     r"(?:choose|select|pick|go with)|\b(?:hence|thus|therefore)[,:]?\s*(?=options?\b|\(?[A-Z]\b)|"
-    r"\b(?:makes?|making|leaves?|leaving)(?= (?:option )?\(?[A-Z]\)? the (?:correct |right |best |only )?"
-    r"(?:answer|choice|option)\b)|" + _ODD_MARKERS_EN
+    r"\b(?:makes?|making|leaves?|leaving)(?= (?:option |answer |choice )?\(?[A-Z]\)? the "
+    r"(?:correct |right |best |only )?(?:answer|choice|option)\b)|" + _ODD_MARKERS_EN
 )
 _LETTER = r"[A-Z]"
 # A letter that stands alone: not part of a word, abbreviation, vitamin, blood group, ultrasound ...
 _NOT_AFTER = r"(?![A-Za-z0-9]|(?:型|超|族|组|期|级|类|肝|抗原|受体|细胞|淋巴|波|段))"
 _NOT_BEFORE = r"(?<![A-Za-z0-9+\-])"
 _JOIN = r"(?:(?:[ \t]*(?:[,、/&;]|和|及|与|或|以及|(?i:and|or)|\+)[ \t]*)+|[ \t]+)"  # a run never crosses a line break
-_OPEN = r"(?:\(|\[|【|「|『|〔)"
-_CLOSE = r"(?:\)|\]|】|」|』|〕)"
+_OPEN = r"(?:\(|\[|【|「|『|〔|\{)"
+_CLOSE = r"(?:\)|\]|】|」|』|〕|\})"
 # A parenthetical gloss after a letter: "A（抗Sm抗体）、B（抗ds-DNA抗体）".
 _PAREN = r"(?:\s*(?:（[^（）\n]{2,80}）|\([^()\n]{2,80}\)))"
 # Between bracketed letters: "(A)(C)(E)", "(A), (C) and (E)".
@@ -182,7 +183,8 @@ _CONCAT = rf"{_LETTER}+(?:[ \t]*(?:和|及|与|以及|(?i:and))[ \t]*{_LETTER})?
 _LETTER_RUN = (rf"{_NOT_BEFORE}{_OPEN}?\s*({_LETTER}(?:项(?={_SEPARATED}))?{_PAREN}?(?:{_CONCAT}|{_SEPARATED})?)"
                rf"[ \t]*{_CLOSE}?{_NOT_AFTER}")
 _AFTER_MARKER = (r"(?:是|为|有|包括|应为|应该是|就是|还是|仍是|仍然是|应修正为|修正为|更正为|改为|选项|选|项|"
-                 r"[:：=]|】|\]|→|->|—|–|-(?!\s*\d)|\"|(?i:options?|is|would be)|\s|"
+                 r"[:：=]|】|\]|→|->|—|–|-(?!\s*\d)|\"|'(?=[A-Z]\b)|‘|“|"
+                 r"(?i:options?|answer(?= [A-Z]\b)|choice(?= [A-Z]\b)|is|would be)|\s|"
                  # "the answer is most likely C": the reader's answer is C (a hedge between letters is read below).
                  r"(?i:(?:most )?(?:likely|probably)(?: to be)?(?=\s)))*")
 # Case-insensitive only where English words are matched: option letters are capitals.
@@ -192,7 +194,7 @@ _MARKER_RE = re.compile(rf"(?:{_MARKERS_ZH}|(?i:{_MARKERS_EN}))\s*{_AFTER_MARKER
 _POSITIVE_RE = re.compile(
     rf"(?:选项|(?i:options?)\s*)?{_LETTER_RUN}(?:\s*项|\s*选项)?(?:,?\s*[\"“][^\"”\n]{{1,80}}[\"”],?)?\s*"
     rf"(?:[二两三四五六七八]\s*(?:项|个选项|个)|的?(?:说法|描述|叙述|表述))?\s*"
-    rf"(?:均|都|也)?\s*(?:是|为)?\s*(?:正确|最正确|最合适|最佳|最恰当|对的|对(?=[，,。.；;！!、\s]|$)|符合题意|"
+    rf"(?:均|都|也)?\s*(?:是|为)?\s*(?:正确|最正确|最合适|最佳|最恰当|最符合|对的|对(?=[，,。.；;！!、\s]|$)|符合题意|"
     rf"(?:本题|该题|此题)?的?(?:正确|最佳|最终)?答案|"
     rf"(?i:(?:is|are) (?:both |all )?(?:the )?(?:(?:correct|right|best|true|accurate|most appropriate)"
     rf"(?: answers?| choices?| options?| statements?)?|answers?)\b))"
@@ -314,7 +316,7 @@ _NONE_CORRECT = re.compile(
     r"(?:均|都|全|皆)(?:不是(?:正确答案|正确的|最佳答案)?|不(?:完全)?(?:正确|对|准确|合适|恰当|符合)|错误|有误)|"
     r"(?:正确)?答案不在(?:所给)?选项(?:之)?中|"
     r"没有(?:一个)?(?:合适|正确|恰当)的?(?:答案|选项)|没有正确答案|无正确(?:答案|选项)|无答案可选|"
-    r"选项中(?:并)?没有(?:这一?项|这个选项|正确答案|该项)|(?:答案|正确答案)\s*(?:应该?)?\s*(?:为|是)?\s*[:：]?\s*[(\[【]?\s*无(?=[\s。.，,;；()（）\]】]|$)|"
+    r"选项中(?:并)?没有(?:这一?项|这个选项|正确答案|该项)|(?:答案|正确答案)\s*(?:应该?)?\s*(?:为|是)?\s*[:：]?\s*[(\[【{]?\s*无(?=[\s。.，,;；()（）\]】}]|$)|"
     r"(?i:none of (?:(?!other|remaining|rest|incorrect|wrong|remaining)[a-z]+ ){0,3}"
     r"(?:options|choices|answers|answer choices)(?: \([^()\n]{1,12}\))?(?: provided| listed| given| here| above)?"
     r" (?:is|are) "
@@ -427,7 +429,10 @@ _DISJUNCTION = re.compile(
     rf"\(([A-Z])\)|"
     rf"{_NOT_BEFORE}([A-Z]){_NOT_AFTER}\s*(?:和|与|及|、|或)\s*([A-Z]){_NOT_AFTER}\s*(?:都|均)\s*(?:是|可|可以|正确|对|常用|合理)|"
     rf"(?:可能|也许|或许)(?:是|选|为)?\s*{_NOT_BEFORE}([A-Z]){_NOT_AFTER}[^。\n]{{0,12}}?(?:也可能|也许|或许|或者|或)"
-    rf"(?:是|选|为)?\s*{_NOT_BEFORE}([A-Z]){_NOT_AFTER}"
+    rf"(?:是|选|为)?\s*{_NOT_BEFORE}([A-Z]){_NOT_AFTER}|"
+    # Two option lines with "或者" / "or" on a line of its own between them: "A：辐射散热\n\n或者\n\nC：对流散热"
+    rf"(?m:^[ \t]*{_OPEN}?([A-Z]){_CLOSE}?[ \t]*[.、:：)][^\n]*\n\s*(?:或者|或是|或|(?i:or))[ \t]*\n\s*"
+    rf"{_OPEN}?([A-Z]){_CLOSE}?[ \t]*[.、:：)])"
 )
 _QUESTIONED = re.compile(r"^[^。\n]{0,6}?[？?]")
 # Per-option verdicts: "A. 错误 B. 错误 C. 正确", "A对，B错", table rows "| B | √ |".
@@ -457,7 +462,7 @@ _INTRODUCED = re.compile(
 _TEXT_THEN_LETTER = re.compile(
     rf"(?:最可能的诊断|诊断为|诊断|首选|答案|应选|选择|选用)[^。\n]{{0,24}}?[（(]\s*({_LETTER})\s*[)）]"
 )
-_ORDINAL = re.compile(r"第\s*([一二三四五六七八])\s*(?:份|个|项|种|条|组|个选项)")
+_ORDINAL = re.compile(r"第\s*([一二三四五六七八])\s*(?:份|个|项|种|条|组|个选项)(?!\s*(?:问题|题|小题))")
 _ORDINALS = "一二三四五六七八"
 # A small model that goes on to invent and answer further numbered questions.
 _NEXT_QUESTION = re.compile(
@@ -525,6 +530,18 @@ def _labelled_list(text: str, start: int) -> list[str]:
     return letters
 
 
+# A capital letter then ". " and a species name is a genus initial ("C. trachomatis", "E. coli", "S. aureus").
+_SPECIES_AFTER = re.compile(
+    r"\.[ \t]*(?:trachomatis|gonorrhoeae|meningitidis|coli|aureus|epidermidis|pyogenes|agalactiae|pneumoniae|"
+    r"difficile|perfringens|botulinum|tetani|albicans|pylori|jejuni|influenzae|tuberculosis|leprae|pallidum|"
+    r"burgdorferi|typhi|vulnificus|cholerae|aeruginosa|vaginalis|jirovecii|neoformans|fumigatus|gondii|falciparum|"
+    r"vivax|mansoni|lumbricoides|vermicularis|burnetii|rickettsii|pertussis|diphtheriae|monocytogenes|marcescens|"
+    r"cereus|anthracis|israelii|henselae|genitalium|hominis|fragilis|faecalis|faecium|mutans|viridans|sanguinis|"
+    r"saprophyticus|lugdunensis|immitis|capsulatum|dermatitidis|brasiliensis|histolytica|lamblia|trichiura|"
+    r"stercoralis|duodenale|americanus|solium|saginata|granulosus|schenckii|furfur|baumannii|melitensis|pestis|"
+    r"tularensis|mallei|pseudomallei|psittaci|legionella|pneumophila)\b")
+
+
 def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None, multi: bool = True
                  ) -> list[tuple[int, list[str], bool]]:
     """Every explicit answer statement: (position, letters, tentative), skipping negated ones and words."""
@@ -546,6 +563,8 @@ def _marker_hits(text: str, valid: str, special: dict[str, str] | None = None, m
     for m in _MARKER_RE.finditer(text):
         if _RANGE_AFTER.match(text, m.end(1)):
             continue  # "the answer is A through D": a range of options, no answer
+        if _SPECIES_AFTER.match(text, m.end(1)):
+            continue  # "either N. gonorrhoeae or C. trachomatis …": a genus initial, not option C
         after = text[m.end():m.end() + 24]
         before = text[max(0, m.start() - 8):m.start()]
         letters = _letters_in(m.group(1))
@@ -833,10 +852,12 @@ def _coverage(option: str, sentence: str) -> float:
 
 
 def _option_forms(text: str) -> list[str]:
-    """An option's text, and the same without a bracketed gloss ('Croup (laryngotracheobronchitis)' → 'Croup')."""
+    """An option's text, the same without a bracketed gloss ('Croup (laryngotracheobronchitis)' → 'Croup'), and a
+    bracketed abbreviation ('Intravenous immunoglobulin (IVIG)' → 'IVIG')."""
     t = re.sub(r"\s+", " ", text).strip().rstrip("。.;；")
     bare = re.sub(r"\s*(?:（[^（）]*）|\([^()]*\))\s*", " ", t).strip()
-    return [t] if not bare or bare == t else [t, bare]
+    abbr = re.fullmatch(r"[^()]+\(([A-Z][A-Za-z0-9-]{2,9})\)", t)  # "Intravenous immunoglobulin (IVIG)" → "IVIG"
+    return [t] if not bare or bare == t else [t, bare] + ([abbr.group(1)] if abbr else [])
 
 
 def _distinctive(text: str, others: list[str]) -> str:
@@ -867,6 +888,8 @@ def _fuzzy_named(sentence: str, option_texts: dict[str, str]) -> str | None:
         best = 0.0
         for form in _option_forms(v):
             own = _distinctive(form, others)
+            if re.fullmatch(r"[a-z0-9]", _fold(own)) and _fold(own) not in _fold(sentence):
+                continue  # "这一类青霉素类抗生素" says nothing of the "G" of "青霉素G" beside "广谱青霉素"
             mine = _coverage(own, sentence) if len(_fold(own)) >= 2 else None
             if mine == 0.0:
                 continue  # nothing of what sets this option apart is said
@@ -914,11 +937,18 @@ def _by_option_text(text: str, option_texts: dict[str, str], multi: bool = False
                 if _joined_option(rest, {o: v for o, v in norm.items() if o != k}):
                     return None  # "the answer is Real seal and Raeko sealer": two options chosen, so none
                 return k
+        if any(_lists_after_verb(re.sub(r"[\s\"'“”]+", "", c).lower(), list(norm.values()))
+               for sentence in sentences if not _EXCEPTION_CLAUSE.search(sentence)  # "…，不包括短程冲击": read below
+               for c in re.split(r"[，,；;]", sentence) if not _NEGATED_CLAUSE.search(c)):
+            return None  # "都可见的是心悸失眠、干咳少痰、头晕眼花": three or more options listed, none chosen
     for sentence in reversed(sentences):
         if not sentence.strip():
             continue
+        if not multi and (_REJECTED_AFTER.search(sentence) or _OTHERS_SENTENCE.match(sentence)):
+            continue  # "Gabapentin eases nerve pain, but it does not help in GBS"; "其他选项例如…与本例不合"
         raw_clauses = re.split(r"[，,；;]", sentence)
-        clauses = [c for c in raw_clauses if not _NEGATED_CLAUSE.search(c)]
+        clauses = [c for c in raw_clauses if not _NEGATED_CLAUSE.search(c)
+                   and (multi or not _enumeration(c, option_texts))]
         flat = re.sub(r"[\s\"'“”]+", "", "，".join(clauses)).lower()
         bare = flat.replace("，", "").replace(",", "")
         named = {k for k, v in norm.items() if v in bare}
@@ -929,12 +959,13 @@ def _by_option_text(text: str, option_texts: dict[str, str], multi: bool = False
                 continue
             fuzzy = _fuzzy_named("，".join(clauses), {k: option_texts[k] for k in norm})
             if fuzzy:
-                return fuzzy
+                return None if _named_elsewhere(sentences, norm, fuzzy) else fuzzy
             continue
         if multi:
             return "".join(sorted(named))
         if len(named) == 1:
-            return named.pop()
+            k = named.pop()
+            return k
         # Several named: the one in an exception clause ("……，不包括短程冲击"), or the one whose last mention
         # follows an answer verb ("首选二甲双胍……胰岛素抵抗").
         excepted = {k for k in named for c in raw_clauses
@@ -944,6 +975,118 @@ def _by_option_text(text: str, option_texts: dict[str, str], multi: bool = False
         chosen = {k for k in named if _ANSWER_VERB.search(bare[: bare.rindex(norm[k])][-6:])}
         return chosen.pop() if len(chosen) == 1 else None
     return None if multi else _misspelt_answer(sentences, norm)
+
+
+# A sentence that concludes: what it names is the answer even when other options were discussed before.
+_CONCLUDING = re.compile(
+    r"所以|因此|故|综上|总之|最可能|最常见|首先考虑|首选|考虑为|诊断为|应为|应选|即|唯一|"
+    r"(?i:\b(?:therefore|thus|hence|so|most likely|most appropriate|best|first-line|diagnosis is)\b)")
+
+
+# What may precede an option's text at the start of a line that discusses it: numbering, bullets, its label.
+_LINE_LEAD = re.compile(rf"^[\s\W\d_]*(?:(?:选项|(?i:option)\s*)?{_LETTER}\s*[.、:：)）]\s*)?")
+
+
+def _exactly_named(text: str, option_texts: dict[str, str]) -> set[str]:
+    """The options whose whole text the text contains (a longer option text containing a shorter one wins)."""
+    norm = {k: _fold(html.unescape(v)) for k, v in option_texts.items() if len(_fold(v)) >= 2}
+    flat = _fold(html.unescape(text))
+    named = {k for k, v in norm.items() if v in flat}
+    return {k for k in named if not any(k != o and norm[k] in norm[o] for o in named)}
+
+
+# A line that concludes rather than continues the item before it: "所以唯一有效的是蒸发散热。"
+_CONCLUSION_START = re.compile(
+    r"^\W*(?:所以|因此|综上|总之|故|答案|(?i:therefore|thus|hence|so\b|in conclusion|the answer))")
+
+
+def _in_own_rebuttal(text: str, letter: str, option_texts: dict[str, str], valid: str) -> bool:
+    """The last sentence naming `letter`'s option by its text opens with that option's own label ("C选项的对流散热此时
+    无效。") and concludes nothing: it discusses the option in a rebuttal of the options one by one."""
+    own = _fold(option_texts.get(letter, ""))
+    sentences = [x for x in re.split(r"(?<=[。！？!?])|\n|(?<=\.)\s+", text) if own and own in _fold(x)]
+    if not sentences or _CONCLUSION_START.match(sentences[-1]):
+        return False
+    labels = _labels_of(sentences[-1], valid)
+    return bool(labels) and labels[0][1] == letter and labels[0][0] <= len(sentences[-1]) - len(
+        sentences[-1].lstrip()) + 3
+
+
+def _text_walk(text: str, option_texts: dict[str, str]) -> tuple[int, int] | None:
+    """Where the response walks through the options one after another, each opening its own line by its text or
+    label (a line naming only the option before it, and concluding nothing, continues that option's item): the span
+    from the first to the last line of the walk that ends with the last line naming one option, when it takes in
+    at least three options."""
+    norm = {k: _fold(html.unescape(v)) for k, v in option_texts.items() if len(_fold(v)) >= 2}
+    items: list[tuple[int, int, str]] = []
+    for m in re.finditer(r"[^\n]+", text):
+        label = re.match(rf"{_OPTION_LINE}", m.group(0))
+        named = _exactly_named(m.group(0), option_texts) if not label else {label.group(1)}
+        if len(named) != 1:
+            continue
+        k = named.pop()
+        if label:
+            items.append((m.start(), m.end(), k))  # "A．辐射散热": the option's own line, by its label
+        elif items and items[-1][2] == k and not _CONCLUSION_START.match(m.group(0)):
+            items[-1] = (items[-1][0], m.end(), k)
+        elif _fold(_LINE_LEAD.sub("", html.unescape(m.group(0))))[:len(norm[k]) + 2].startswith(norm[k]):
+            items.append((m.start(), m.end(), k))
+    run: list[tuple[int, int, str]] = []
+    for item in reversed(items):
+        if any(item[2] == r[2] for r in run):
+            break
+        run.append(item)
+    if len(run) < 3:
+        return None
+    start = run[-1][0]
+    # Numbered lines just before it belong to the same list ("(1) 四肢可见紫癜。" for an option "紫癜多见于四肢").
+    while (prev := re.search(r"(?m)^[ \t]*(?:[(（]\d+[)）]|\d+[.、)）])[^\n]*\n\s*\Z", text[:start])) is not None:
+        start = prev.start()
+    return start, run[0][1]
+
+
+# A sentence that names an option and then rejects it by a pronoun: "X eases …, but it does not help here".
+_REJECTED_AFTER = re.compile(
+    r"(?i:\b(?:but|however|although|though)\b,?\s+(?:it|this|they|these)\b[^.;]*\b(?:not|no)\b)|"
+    r"(?:但|但是|然而)(?:它|其|该药|此药)[^。；]*?(?:不|无)")
+
+
+# A sentence about the other options: "其他选项例如小肠实热证，…等与本例不合", "The other options are less likely".
+_OTHERS_SENTENCE = re.compile(
+    r"^\W*(?:而|但)?(?:其他|其余|其它|剩下的?|另外几?个?)(?:的)?(?:选项|答案|几项|各项)|"
+    r"(?i:^\W*(?:all\s+)?(?:the\s+)?(?:other|remaining)\s+(?:options|choices|answers|answer choices)\b)")
+
+
+def _enumeration(clause: str, option_texts: dict[str, str]) -> bool:
+    """A clause that enumerates three or more items with "、" (its options' own "、" aside): "例如阿替洛尔、美托洛尔、
+    比索洛尔等" — an option among them is an example, not a choice."""
+    for v in option_texts.values():
+        if v and "、" in v:
+            clause = clause.replace(v, "")
+    return clause.count("、") >= 2
+
+
+def _lists_after_verb(clause: str, texts: list[str]) -> bool:
+    """A folded clause gives three or more of the option `texts` as a list right after an answer verb."""
+    at = sorted(clause.index(t) for t in texts if t in clause)
+    return len(at) >= 3 and bool(_ANSWER_VERB.search(clause[:at[0]][-6:]))
+
+
+def _named_elsewhere(sentences: list[str], norm: dict[str, str], k: str) -> bool:
+    """Another option than `k` is named by its text, in a clause that does not reject it, in some sentence: the
+    response discusses several options by their texts, so the last one it names is no choice of it."""
+    for sentence in sentences:
+        if _REJECTED_AFTER.search(sentence) or _OTHERS_SENTENCE.match(sentence):
+            continue
+        for clause in re.split(r"[，,；;]", sentence):
+            if _NEGATED_CLAUSE.search(clause):
+                continue
+            flat = re.sub(r"[\s\"'“”]+", "", clause).lower()
+            named = {o for o, v in norm.items() if v in flat}
+            named = {o for o in named if not any(o != x and norm[o] in norm[x] for x in named)}
+            if named - {k}:
+                return True
+    return False
 
 
 # What a closing answer phrase names, in folded text: "answeris", "答案是".
@@ -1063,6 +1206,123 @@ def _answer_region(text: str, valid: str) -> str:
     return text
 
 
+# An option named by its label inside running text: "(choice B)", "option D:", "Choice A, steroids, …", "'C': …",
+# "B选项传导散热同理", "选项C".
+_LABELLED = re.compile(
+    rf"(?:\((?i:choice|option)\s*({_LETTER})\)|(?<![A-Za-z])(?i:choice|option)s?\s*'?({_LETTER})'?{_NOT_AFTER}|"
+    rf"(?:^|(?<=\s))'?({_LETTER})'?\s*:(?!\d)|选项\s*({_LETTER}){_NOT_AFTER}|{_NOT_BEFORE}({_LETTER})\s*(?:选项|项))",
+    re.M)
+
+
+def _labels_of(line: str, valid: str) -> list[tuple[int, str]]:
+    """The options a line names by label, where: "其他选项B、C、D、E" names four."""
+    found = []
+    for m in _LABELLED.finditer(line):
+        found.append((m.start(), next(g for g in m.groups() if g)))
+        run = re.match(rf"(?:[ \t]*[、,，/和及与][ \t]*{_LETTER}{_NOT_AFTER})+", line[m.end():])
+        found += [(m.start(), x) for x in re.findall(_LETTER, run.group(0))] if run else []
+    return [(at, x) for at, x in found if x in valid]
+
+
+# Praise of an option: what a rebuttal line never says of the option it rebuts.
+_PRAISED = re.compile(r"(?i:\b(?:best|most (?:likely|appropriate)|correct|right answer|the answer|first[- ]line|"
+                      r"treatment of choice|preferred)\b)|最|正确|首选")
+
+
+def _explained_first(text: str, valid: str, option_texts: dict[str, str] | None) -> str | None:
+    """An explanation that names its answer first and then rebuts the other options, each by its label (the
+    'answer, then why not the others' style of exam explanations): "… points to hemophilia B, a lack of factor IX
+    (choice B). …\n\nHemophilia A (choice A) looks the same …". The answer is the one option labelled in the first
+    line that labels any, when that label does not open its line (an option-by-option walk-through opens each line
+    with one), the lines after it label at least two other options, none of those lines opens with the answer's
+    label, and none praises another option.
+    With no label before the rebuttal, the answer is the one option the rebuttal leaves out, when the text before
+    the rebuttal names that option (and no other) by its text. A text of one paragraph is read sentence by sentence.
+    """
+    for units in (r"\n", r"\n|(?<=[.!?])\s+|(?<=[。！？])"):  # lines, or sentences when the text is one paragraph
+        lines = [x for x in re.split(units, text) if x.strip()]
+        labelled = [(i, found) for i, x in enumerate(lines) if (found := _labels_of(x, valid))]
+        if len(labelled) >= 2:
+            break
+    else:
+        return None
+    i, found = labelled[0]
+    if found[0][0] <= len(lines[i]) - len(lines[i].lstrip()) + 3:
+        found = []  # the first label opens its line: the rebuttal starts there, nothing labelled before it
+    rest = [found for _, found in labelled[1:]] if found else [found for _, found in labelled]
+    later = {L for found in rest for _, L in found}
+    openers = {found[0][1] for found in rest}
+    head_letters = {L for _, L in found}
+    if len(head_letters) == 1 and found:
+        answer = found[0][1]
+        line = lines[i]
+        at = found[0][0]
+        clause = re.split(r"[,，;；。]|\.(?=\s|$)", line[:at])[-1] + re.split(r"[,，;；。]|\.(?=\s|$)", line[at:])[0]
+        if at <= len(line) - len(line.lstrip()) + 3 or answer in openers or _NEGATED_CLAUSE.search(clause) or \
+                re.search(r"(?i)eliminat|rule[sd]? out|exclude", clause):
+            return None
+        if len(later - {answer}) < 2:
+            return None
+        if any(_PRAISED.search(lines[j]) and not _NEGATED_CLAUSE.search(lines[j])
+               for j, found in labelled[1:] if {x for _, x in found} - {answer}):
+            return None  # a later line praises another option ("p-ANCA (option D) is the best next step")
+        return answer
+    # No label before the rebuttal: the option it leaves out, if the text before it names that one.
+    left_out = set(valid) - head_letters - later
+    if len(left_out) != 1 or not option_texts or i == 0:
+        return None
+    head = "\n".join(lines[:i])
+    named = _by_option_text(head, {k: v for k, v in option_texts.items() if k in valid})
+    return named if named == next(iter(left_out)) else None
+
+
+_CODE_LINE = re.compile(r"^\s*(?:def |import |from \S+ import |return\b|class |(?:el)?if .*:\s*$|else:\s*$|"
+                        r"for .*:\s*$|while .*:\s*$|```|print\(|[A-Za-z_][\w.]*\s*=\s*\S)")
+
+
+_IS_LETTER = re.compile(rf"(?:(?<![A-Za-z])(?i:is|be)\s+|是|为)\s*{_OPEN}?({_LETTER})(?:{_CLOSE}|\s*[:：.．])\s*")
+
+
+def _stated_with_text(text: str, valid: str, option_texts: dict[str, str]) -> list[tuple[int, list[str], bool]]:
+    """A letter given after "is" / "是" with its own option's text: "the division that failed here is B: Secondary
+    spermatocyte" (an answer statement no marker phrase covers)."""
+    hits = []
+    for m in _IS_LETTER.finditer(text):
+        own = _fold(option_texts.get(m.group(1), ""))
+        said = _fold(text[m.end():m.end() + 3 * len(own) + 10]).startswith(own)
+        if m.group(1) in valid and len(own) >= 2 and said and not _NEGATION_BEFORE.search(
+                text[max(0, m.start() - 8):m.start() + 3]):
+            hits.append((m.start(), [m.group(1)], False))
+    return hits
+
+
+def _without_code(text: str) -> str:
+    """The text without fenced blocks of program code, and without its code lines when at least three lines are code
+    (a `return '蒸发散热'` or `random.choice('ABCD')` is no answer)."""
+    text = re.sub(r"```.*?(?:```|$)", lambda m: "" if any(_CODE_LINE.match(x) for x in m.group(0).split("\n")[1:])
+                  else m.group(0), text, flags=re.S)  # a fenced answer ("```json\n{"answer": "B"}\n```") stays
+    lines = text.split("\n")
+    if sum(1 for x in lines if _CODE_LINE.match(x)) < 3:
+        return text
+    return "\n".join(x for x in lines if not _CODE_LINE.match(x) and not re.match(r"\s{4,}\S", x))
+
+
+def _lists_every_option(text: str, pos: int, valid: str) -> bool:
+    """The text from an answer marker at `pos` on is every option, one per line in order ("答案\nA．…\nB．…")."""
+    first, _, rest = text[pos:].partition("\n")
+    if re.search(rf"{_NOT_BEFORE}{_LETTER}{_NOT_AFTER}", first):
+        return False  # the marker's own line gives letters: "正确答案是：A、B、D" before a discussion of each option
+    labels = [m.group(1) for m in re.finditer(rf"(?m)^{_OPTION_LINE}", rest)]
+    starts = re.match(rf"\s*{_OPTION_LINE}", rest) is not None
+    return starts and len(valid) >= 3 and "".join(labels[:len(valid)]) == valid
+
+
+def _labels_in_order(text: str, valid: str) -> bool:
+    """The lines that open with an option label give the options in their order from the first (A, B, C, …)."""
+    labels = [m.group(1) for m in re.finditer(rf"(?m)^{_OPTION_LINE}", text)]
+    return len(labels) >= 3 and "".join(labels) == valid[:len(labels)]
+
+
 def _read_choice(response: str, options: str, *, multi: bool = False,
                  option_texts: dict[str, str] | None = None) -> Extraction:
     """The cascade of rules behind `extract_choice`, most explicit first."""
@@ -1073,9 +1333,15 @@ def _read_choice(response: str, options: str, *, multi: bool = False,
         return Extraction(None, "empty")
     valid = options.upper()
     text = _answer_region(text, valid)
+    text = _without_code(text)  # a weak model writing a program instead of answering: only its prose can answer
     special = _special_options(option_texts, valid)
-    hits = _marker_hits(text, valid, special, multi)
+    # "参考答案\n\nA．……\nB．……\n…\nE．……": every option listed after the marker is the options echoed.
+    hits = [h for h in _marker_hits(text, valid, special, multi) if not _lists_every_option(text, h[0], valid)]
+    if not hits and option_texts:
+        hits = _stated_with_text(text, valid, option_texts)
     listed = _listed(text, multi)
+    if listed and _lists_every_option(text, listed[0], valid):
+        listed = None
     if listed and (not hits or listed[0] >= hits[-1][0]):
         hits.append(listed)
     if not multi:
@@ -1110,6 +1376,10 @@ def _read_choice(response: str, options: str, *, multi: bool = False,
     # ("None of the above" may be the last option's text when the option texts are not known.)
     if "none" not in special and _no_option_correct(text, valid, above_counts=bool(option_texts)):
         return Extraction(None, "no_option_correct")
+    if not multi:
+        first = _explained_first(text, valid, option_texts)
+        if first is not None:
+            return Extraction(first, "answer_then_others")
     marked = _marked_options(text, {k: v for k, v in (option_texts or {}).items() if k in valid})
     if marked is not None and (multi or len(marked) == 1):
         return Extraction(marked, "marked_lines")
@@ -1128,6 +1398,8 @@ def _read_choice(response: str, options: str, *, multi: bool = False,
         m = None  # "A项不符合。……": the response opens by rejecting A
     if m and not multi and _next_option_line(text, m.group(1).upper(), valid):
         return Extraction(None, "second_option_endorsed")  # "B. Ceftriaxone\nD. Azithromycin"
+    if m and not multi and re.match(rf"\s*{_LETTER}\s*[.、:：)]?[ \t]*\n", text) and _labels_in_order(text, valid):
+        m = None  # "A.\n\n<A's text> …\n\nB.\n\n<B's text> …": the options glossed in order, not an answer A
     if m and m.group(1).upper() in valid and not echoed:
         if multi:
             run = re.match(rf"^\s*({_LETTER}(?:{_JOIN}?{_LETTER})*){_NOT_AFTER}", text)
@@ -1157,8 +1429,20 @@ def _read_choice(response: str, options: str, *, multi: bool = False,
     if option_texts:
         # When the response lists the options (first, or one by one to discuss each), only what it says after the
         # last option line can name its answer: an option's own line is no choice of it.
-        tail = text[_echo_end(text):] if echoed or _walks_through_options(text, valid) else text
-        found = _by_option_text(tail, {k: v for k, v in option_texts.items() if k in valid}, multi)
+        opts = {k: v for k, v in option_texts.items() if k in valid}
+        walk = None if multi else _text_walk(text, opts)
+        if walk is not None and not _exactly_named(text[walk[1]:], opts):
+            # The last option named is the last of a walk through the options by their texts ("1.辐射散热\n…
+            # 5.直接散热\n…", "A.\n<A's text>\n…\nE.\n<E's text>"): only the text before the walk can answer.
+            tail = text[:walk[0]]
+        else:
+            tail = text[_echo_end(text):] if echoed or _walks_through_options(text, valid) else text
+        found = _by_option_text(tail, opts, multi)
+        labels = {x for _, x in _labels_of(text, valid)}
+        if found and not multi and len(labels) == 1 and found not in labels:
+            return Extraction(None, "letter_text_mismatch")  # "……因此选项A不对。" beside another option's text
+        if found and not multi and len(labels) >= 3 and _in_own_rebuttal(text, found, opts, valid):
+            return Extraction(None, "no_answer")  # "A选项的…无效。B选项的…无效。C选项的对流散热此时无效。": a rebuttal
         if found:
             return Extraction(found, "option_text")
     ordinals = {_ORDINALS.index(m.group(1)) for m in _ORDINAL.finditer(text)}
