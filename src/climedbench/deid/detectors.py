@@ -189,7 +189,43 @@ def zh_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
     for name in deny:
         for m in re.finditer(re.escape(name), text):
             found.append(Span(m.start(), m.end(), NAME, 1.0, "deny-list"))
-    return _propagate(text, found, "zh-name-repeat")
+    # Names from jieba's tag alone are not spread to other mentions: a tag is weaker evidence than a cue.
+    return _propagate(text, found, "zh-name-repeat") + zh_names_jieba(text)
+
+
+_PERSON_CONTEXT = re.compile(r"(?:[\s，,。；;：:、（(）)/／—-]|$|" + "|".join(lexicon.ZH_NAME_AFTER) +
+                             r"|来电|来院|交代|表示|签字|签名|同意|拒绝|陪同|陪护|诉|述|查房|询问|告知|称|说|看护|照顾|前来|到院|"
+                             r"发现|送|代|接|的|之|等|及|和|与|同)")
+
+
+def zh_names_jieba(text: str) -> list[Span]:
+    """Person names jieba's HMM part-of-speech tagger finds without any cue (蒋文斌主任查房, 家属钱卫东来电), kept only
+    when they start with a known surname, are two to four characters, and are not a term (张力性, 马凡 + 综合征)."""
+    import jieba.posseg as pseg
+
+    single, compound = lexicon.zh_surnames()
+    out = []
+    pos = 0
+    for tok in pseg.cut(text):
+        start, word = pos, tok.word
+        pos += len(word)
+        if tok.flag != "nr" or not 2 <= len(word) <= 4 or not re.fullmatch(r"[\u4e00-\u9fa5]+", word):
+            continue
+        sl = 2 if word[:2] in compound else 1 if word[0] in single else 0
+        if not sl or len(word) == sl or (sl == 1 and word[0] in lexicon.FUNCTION_SURNAMES):
+            continue
+        # A dictionary word (甘露醇, 金刚 of 美金刚, 朱砂) is not taken on jieba's tag alone: names found this way are
+        # the ones its HMM pieced together.
+        if _jieba_words().get(word, 0) > 0:
+            continue
+        if word[-1] in "性症征病炎瘤癌菌氏型素酶科区院室部" or _not_a_name(text, start, start + len(word), sl, strong=True):
+            continue
+        # Only where a person fits: before a role, a verb of speech or consent, a bracket, punctuation or a line end
+        # (jieba also tags transliterated drug and eponym parts as names: 阿奇|霉素, 霍奇金|淋巴瘤).
+        if not _PERSON_CONTEXT.match(text, start + len(word)):
+            continue
+        out.append(Span(start, start + len(word), NAME, 0.7, "zh-name-jieba"))
+    return out
 
 
 def _propagate(text: str, spans: list[Span], detector: str, min_len: int = 2) -> list[Span]:

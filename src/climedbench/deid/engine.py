@@ -156,16 +156,44 @@ class Analyzer:
 
     def analyze(self, text: str, language: str = "auto") -> list[Span]:
         lang = detect_language(text) if language == "auto" else language
-        results = self.engine.analyze(text=text, language=lang, score_threshold=0.5)
+        norm, where = normalise(text)
+        results = self.engine.analyze(text=norm, language=lang, score_threshold=0.5)
         spans = []
         for r in results:
             entity = _PRESIDIO_TYPES.get(r.entity_type, r.entity_type)
             detector = (r.recognition_metadata or {}).get("recognizer_name") or "presidio"
-            value = text[r.start:r.end]
+            start, end = where[r.start], where[r.end - 1] + 1
+            value = text[start:end]
             if value in self.config.allow or not value.strip():
                 continue
-            spans.append(Span(r.start, r.end, entity, float(r.score), str(detector)))
+            spans.append(Span(start, end, entity, float(r.score), str(detector)))
         return merge(spans)
+
+
+_OCR_SPACED_DIGITS = re.compile(r"(?<![\d.])\d(?: \d){6,}(?![\d.])")
+
+
+def normalise(text: str) -> tuple[str, list[int]]:
+    """What the detectors read: full-width characters as ASCII (NFKC, where it maps one character to one), the
+    ideographic space as a space, and OCR-style spacing removed — a single space between two Chinese characters
+    (住 院 号) and between the digits of a run of seven or more (1 3 8 0 0 …); with, for each character read, its
+    offset in the original, so every span is reported on the original text."""
+    import unicodedata
+
+    chars = []
+    for ch in text:
+        n = unicodedata.normalize("NFKC", ch)
+        chars.append(n if len(n) == 1 else ch)
+    s = "".join(chars).replace("\u3000", " ")
+    drop = set()
+    for i in range(1, len(s) - 1):
+        if s[i] == " " and _CJK.match(s[i - 1]) and _CJK.match(s[i + 1]) and _CJK.match(s[i - 2] if i > 1 else "") \
+                and s[i + 2:i + 3] == " ":
+            drop.add(i)
+    for m in _OCR_SPACED_DIGITS.finditer(s):
+        drop.update(i for i in range(m.start(), m.end()) if s[i] == " ")
+    where = [i for i in range(len(s)) if i not in drop]
+    return "".join(s[i] for i in where), where
 
 
 _PRESIDIO_TYPES = {"EMAIL_ADDRESS": "EMAIL", "CREDIT_CARD": "BANK_CARD", "US_SSN": "INSURANCE_ID",
