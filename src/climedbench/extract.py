@@ -912,7 +912,7 @@ def _joined_option(rest: str, others: dict[str, str]) -> bool:
     """`rest` (folded text right after a chosen option's text) joins another option's text to it ("…andraekosealer",
     "…ecstasy" from "Cocaine, Ecstasy")."""
     m = _JOINED.match(rest)
-    return bool(m) and any(rest[m.end():].startswith(v) for v in others.values())
+    return m is not None and any(rest[m.end():].startswith(v) for v in others.values())
 
 
 def _by_option_text(text: str, option_texts: dict[str, str], multi: bool = False) -> str | None:
@@ -1137,7 +1137,9 @@ def _next_option_line(text: str, first: str, valid: str) -> str | None:
     not reject it: two answers given."""
     m = re.match(rf"\s*[^\n]*\n\s*{_OPEN}?({_LETTER}){_CLOSE}?"
                  r"(?:[ \t]*[.、:：)][ \t]*([^\n]*)|[ \t]*[.。]?[ \t]*(?=\n|$))", text)  # "B. …\nD. …", "B\nD"
-    ok = m and m.group(1) != first and m.group(1) in valid and not _NEGATED_CLAUSE.search(m.group(2) or "")
+    if m is None:
+        return None
+    ok = m.group(1) != first and m.group(1) in valid and not _NEGATED_CLAUSE.search(m.group(2) or "")
     return m.group(1) if ok else None
 
 

@@ -88,7 +88,8 @@ def _jieba_words() -> dict[str, int]:
 
     jieba.setLogLevel(logging.WARNING)
     jieba.initialize()
-    return jieba.dt.FREQ  # type: ignore[no-any-return]
+    freq: dict[str, int] = jieba.dt.FREQ
+    return freq
 
 
 # What follows a surname-initial medical term rather than a name (马凡综合征, 张力性气胸, 陈旧性, 李斯特菌).

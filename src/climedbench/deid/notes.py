@@ -100,7 +100,7 @@ def read_file(path: Path, rel: str, opts: Options) -> tuple[str, list[Record]]:
     if suffix == ".csv":
         text = decode(path.read_bytes(), path, opts.encoding)
         reader = csv.DictReader(io.StringIO(text))
-        _check_columns(reader.fieldnames or [], path, opts)
+        _check_columns(list(reader.fieldnames or []), path, opts)
         return "csv", [_record(f"{rel}:{i}", dict(row), path, opts) for i, row in enumerate(reader, start=2)]
     if suffix == ".xlsx":
         from openpyxl import load_workbook
