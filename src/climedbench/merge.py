@@ -100,7 +100,7 @@ def merge_shards(dirs: list[Path], out: Path) -> tuple[RunDir, Results]:
             if created:
                 with contextlib.suppress(FileNotFoundError):
                     target.lock_file.unlink()
-                if not any(target.path.iterdir()):
+                if target.path.exists() and not any(target.path.iterdir()):
                     target.path.rmdir()
             raise
 

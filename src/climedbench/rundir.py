@@ -432,17 +432,24 @@ class RunDir:
         results.integrity = {"samples_sha256": samples or "", "results_sha256": results_sha256(results)}
         write_json_atomic(self.results_file, results)
 
+    def check_same(self, spec: RunSpec, identity_keys: tuple[str, ...]) -> bool:
+        """Whether the directory already holds a run; a ConfigError when that run differs from `spec` in any of
+        `identity_keys` (called before the model loads with the keys that do not need it, and again after)."""
+        if not self.exists():
+            return False
+        old = self.read_spec().model_dump(mode="json")
+        new = spec.model_dump(mode="json")
+        diff = [k for k in identity_keys if old.get(k) != new.get(k)]
+        if diff:
+            raise ConfigError(
+                f"{self.path} holds a different run (differs in: {', '.join(diff)}); "
+                "use a new --out directory, or the same options to resume it"
+            )
+        return True
+
     def prepare(self, spec: RunSpec, identity_keys: tuple[str, ...]) -> bool:
         """Create the directory or check it holds the same run; True when resuming."""
-        if self.exists():
-            old = self.read_spec().model_dump(mode="json")
-            new = spec.model_dump(mode="json")
-            diff = [k for k in identity_keys if old.get(k) != new.get(k)]
-            if diff:
-                raise ConfigError(
-                    f"{self.path} holds a different run (differs in: {', '.join(diff)}); "
-                    "use a new --out directory, or the same options to resume it"
-                )
+        if self.check_same(spec, identity_keys):
             return True
         if self.path.exists() and any(p.name != LOCK_FILE for p in self.path.iterdir()):
             raise ConfigError(f"{self.path} exists and is not a climedbench run directory; choose another --out")

@@ -486,6 +486,8 @@ async def run_plan(plan: Plan, *, progress: Callable[[int, int, str], None] | No
     with contextlib.ExitStack() as held:
         if opts.out:  # refused before the model is loaded when another process writes this directory
             held.enter_context(RunDir(opts.out).lock("run"))
+            # ... or when it holds a different run, as far as that can be told without the model
+            RunDir(opts.out).check_same(plan.spec, tuple(k for k in IDENTITY_KEYS if k != "model"))
         session = await (executor or LocalExecutor()).open(plan, backend)
         return await _run_session(plan, session, held, progress)
 
