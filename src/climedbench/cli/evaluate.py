@@ -102,7 +102,8 @@ def run(
                                                                     "samples.jsonl.")] = False,
     ctx: Annotated[int, typer.Option(help="Context size for in-process models.")] = 8192,
     threads: Annotated[int | None, typer.Option(help="CPU threads per copy of an in-process model (default: "
-                                                     "cores / copies; with one copy, cores − 1).")] = None,
+                                                     "cores / copies; with one copy, cores − 1). Part of the "
+                                                     "model's fingerprint: it can change greedy outputs.")] = None,
     replicas: Annotated[int | None, typer.Option(help="Copies of an in-process model answering side by side, "
                                                       "one request each (default: one per core, as many as "
                                                       "half the free memory holds; 1 when --threads is "

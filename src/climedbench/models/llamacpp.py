@@ -138,14 +138,16 @@ class LlamaCppBackend(Backend):
             self._idle.put(server)
         self.max_concurrency = self.replicas
         # Everything that could change an output is part of the identity: the engine version, the prefix cache,
-        # sequences per batch, batch sizes and flash attention. Not the threads or the number of copies:
-        # tests/test_llama_determinism.py checks that they do not change outputs.
+        # sequences per batch, batch sizes, flash attention and the threads per copy (measured: one demo answer
+        # of six changed between 1 and 2 threads). Not the number of copies: tests/test_llama_determinism.py
+        # checks that copies answering side by side give the same bytes as one copy, in any request order.
         self.fingerprint = {
             "backend": "llamacpp",
             "model": self.label or self.path.stem,
             "sha256": digest,
             "engine": f"xllamacpp {getattr(xlc, '__version__', '?')}",
             "prefix_cache": False,
+            "threads": self.threads,
             "n_parallel": params.n_parallel,
             "n_batch": params.n_batch,
             "n_ubatch": params.n_ubatch,
