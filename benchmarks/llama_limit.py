@@ -1,6 +1,6 @@
 """How close the harness gets to llama.cpp's own throughput for the embedded model on this machine.
 
-    python benchmarks/llama_limit.py [--threads 1,2] [--parallel 1,2,4,8] [--replicas 1,2] [--pp 256] [--tg 64]
+    python benchmarks/llama_limit.py [--threads 1,2] [--parallel 1,2,4,8] [--replicas 1,2] [--pp 512] [--tg 64]
                                      [--demo | --no-demo] [--model PATH]
 
 In one process:
@@ -140,7 +140,8 @@ def main() -> None:
     ap.add_argument("--parallel", default="1,2,4,8")
     ap.add_argument("--replicas", default=",".join(str(r) for r in range(2, cores + 1)),
                     help="one-thread model copies, one request each (in addition to the grid)")
-    ap.add_argument("--pp", type=int, default=256, help="prompt tokens per request in the prompt test")
+    ap.add_argument("--pp", type=int, default=512,
+                    help="prompt tokens per request in the prompt test (the demo averages about 480)")
     ap.add_argument("--tg", type=int, default=64, help="generated tokens per request in the generation test")
     ap.add_argument("--demo", action=argparse.BooleanOptionalAction, default=True,
                     help="also time `climedbench run` on the default demo and print the ratio")
