@@ -86,6 +86,9 @@ def test_the_thread_count_is_part_of_the_identity(model_path):
         asyncio.run(backend.aclose())
     one, two_threads, two_copies = fingerprints
     assert one["threads"] == 1 and two_threads["threads"] == 2
+    # every other setting that could change an output is recorded too (run.json's "model" is this fingerprint)
+    assert one["n_parallel"] == 1 and one["prefix_cache"] is False
+    assert one["n_batch"] > 0 and one["n_ubatch"] > 0 and one["flash_attn"] in ("auto", "on", "off")
     messages, params = [{"role": "user", "content": "hi"}], GenParams(max_tokens=1)
     assert request_key(one, messages, params) != request_key(two_threads, messages, params)
     assert two_copies == one
