@@ -113,15 +113,16 @@ class OpenAIBackend(Backend):
                                                   timeout=self._timeout, raise_for_status=False)
         return self._session
 
-    async def check(self) -> None:
+    async def check(self, retry: bool = True) -> None:
         """Fail fast on an unreachable server, a wrong key or an unknown model (GET /models).
 
         Transient faults (timeouts, resets, 429, 5xx) are retried under the same policy as every request; the
-        run stops only when the last attempt fails too."""
+        run stops only when the last attempt fails too. `retry=False`: one attempt (a pool backs off an
+        unreachable endpoint itself and starts with the others)."""
         where = public_url(self.base_url)
         attempts = 0
         try:
-            async for attempt in self._retrying():
+            async for attempt in self._retrying(1 if not retry else None):
                 with attempt:
                     attempts += 1
                     status, body = await self._get_models()
@@ -157,9 +158,9 @@ class OpenAIBackend(Backend):
                             kind="http_5xx")
         return status, body
 
-    def _retrying(self) -> AsyncRetrying:
+    def _retrying(self, attempts: int | None = None) -> AsyncRetrying:
         """The retry policy of every call: Retryable faults, backoff (or Retry-After), max_retries + 1 attempts."""
-        return AsyncRetrying(stop=stop_after_attempt(self.max_retries + 1), wait=self._wait,
+        return AsyncRetrying(stop=stop_after_attempt(attempts or self.max_retries + 1), wait=self._wait,
                              retry=retry_if_exception_type(Retryable), reraise=True)
 
     def _payload(self, messages: list[Message], params: GenParams) -> dict[str, Any]:
