@@ -1,14 +1,15 @@
 """How close the harness gets to llama.cpp's own throughput for the embedded model on this machine.
 
-    python benchmarks/llama_limit.py [--threads 1,2] [--parallel 1,2,4,8] [--replicas 1,2] [--pp 512] [--tg 64]
-                                     [--demo | --no-demo] [--model PATH]
+    python benchmarks/llama_limit.py [--threads 1,2] [--parallel 1,2,4,8] [--replicas 2] [--pp 512] [--tg 64]
+                                     [--tg-context 480] [--demo | --no-demo] [--demo-threads T]
+                                     [--demo-replicas N] [--model PATH]
 
 In one process:
 1. llama.cpp alone (xllamacpp's in-process server, fixed synthetic token counts, no chat template, no
-   harness): prompt processing (--pp tokens per request, one token generated) and generation (8 prompt
-   tokens, --tg generated, end-of-text ignored) tokens/s, for every thread count × parallel sequences
-   (n_parallel slots, continuous batching, as many requests in flight as slots) and for replicas (several
-   one-thread copies of the model, one request each at a time).
+   harness): prompt processing (--pp tokens per request, one token generated) and generation (--tg tokens
+   generated after a --tg-context-token prompt, end-of-text ignored) tokens/s, for every thread count × parallel
+   sequences (n_parallel slots, continuous batching, as many requests in flight as slots) and for replicas
+   (several one-thread copies of the model, one request each at a time).
 2. The harness: `climedbench run` on the default demo (28 items) with its default settings (one one-thread
    model copy per core, see models/llamacpp.py), its wall time (model loaded beforehand, as in
    benchmarks/run_demo.py) and its prompt and completion tokens; `--demo-replicas/--demo-threads` change them.
@@ -72,8 +73,9 @@ def make_server(path: str, threads: int, parallel: int, n_ctx: int) -> Any:
     return xlc.Server(p)
 
 
-def blast(servers: list[Any], per_server: int, prompt_len: int, n_predict: int, seed: int) -> tuple[int, int, float]:
-    """`per_server` requests in flight on each server at once: (prompt tokens, generated tokens, wall seconds)."""
+def blast(servers: list[Any], per_server: int, prompt_len: int, n_predict: int, seed: int
+          ) -> tuple[list[dict[str, Any]], float]:
+    """`per_server` requests in flight on each server at once: llama.cpp's timings of each, and the wall seconds."""
     rng = random.Random(seed)
     results: list[dict[str, Any]] = []
     lock = threading.Lock()
@@ -96,16 +98,19 @@ def blast(servers: list[Any], per_server: int, prompt_len: int, n_predict: int, 
     wall = time.perf_counter() - start
     if len(results) != len(jobs):
         raise RuntimeError("a request failed")
-    return sum(r["prompt_n"] for r in results), sum(r["predicted_n"] for r in results), wall
+    return results, wall
 
 
-def measure(path: str, threads: int, parallel: int, replicas: int, pp: int, tg: int) -> Rate:
-    servers = [make_server(path, threads, parallel, pp + tg + 16) for _ in range(replicas)]
+def measure(path: str, threads: int, parallel: int, replicas: int, pp: int, tg: int, context: int) -> Rate:
+    servers = [make_server(path, threads, parallel, max(pp, context) + tg + 16) for _ in range(replicas)]
     try:
         blast(servers, parallel, 16, 2, seed=0)  # warm-up
-        p_tokens, _, p_wall = blast(servers, parallel, pp, 1, seed=1)
-        _, g_tokens, g_wall = blast(servers, parallel, 8, tg, seed=2)
-        return Rate(threads, parallel, replicas, p_tokens / p_wall, g_tokens / g_wall)
+        prompts, p_wall = blast(servers, parallel, pp, 1, seed=1)
+        # Generation after a `context`-token prompt, as in a real request: the generation phases of the requests
+        # run side by side, so the rate is all generated tokens over the longest generation phase.
+        gens, _ = blast(servers, parallel, context, tg, seed=2)
+        tg_rate = sum(g["predicted_n"] for g in gens) / (max(g["predicted_ms"] for g in gens) / 1000)
+        return Rate(threads, parallel, replicas, sum(p["prompt_n"] for p in prompts) / p_wall, tg_rate)
     finally:
         servers.clear()
         gc.collect()
@@ -143,6 +148,8 @@ def main() -> None:
     ap.add_argument("--pp", type=int, default=512,
                     help="prompt tokens per request in the prompt test (the demo averages about 480)")
     ap.add_argument("--tg", type=int, default=64, help="generated tokens per request in the generation test")
+    ap.add_argument("--tg-context", type=int, default=480,
+                    help="prompt tokens before the generation test's tokens (the demo's mean prompt)")
     ap.add_argument("--demo", action=argparse.BooleanOptionalAction, default=True,
                     help="also time `climedbench run` on the default demo and print the ratio")
     ap.add_argument("--demo-threads", type=int, default=None, help="threads per model copy in the demo run")
@@ -158,7 +165,7 @@ def main() -> None:
     configs += [(1, 1, r) for r in _ints(args.replicas) if r > 1]
     print(f"{'configuration':40s} {'prompt tok/s':>12s} {'gen tok/s':>10s}", flush=True)
     for t, p, r in configs:
-        rate = measure(args.model, t, p, r, args.pp, args.tg)
+        rate = measure(args.model, t, p, r, args.pp, args.tg, args.tg_context)
         rates.append(rate)
         print(f"{rate.label:40s} {rate.pp:12.1f} {rate.tg:10.2f}", flush=True)
     best_pp = max(rates, key=lambda x: x.pp)
