@@ -33,7 +33,7 @@ def main() -> None:
     suite = load_suite("clinicbench")
     report = load_items(None, suite, codes)
     backend = LlamaCppBackend(path=default_model_path(), n_ctx=args.ctx)
-    address = backend._server.listening_address  # the in-process server's HTTP address
+    address = backend._servers[0].listening_address  # the in-process server's HTTP address
     base = address if address.startswith("http") else f"http://{address}"
 
     def count(text: str) -> int:

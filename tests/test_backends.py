@@ -120,7 +120,7 @@ def test_openai_backend_fails_fast_on_wrong_key_unreachable_and_unknown(keyed_se
 
     assert asyncio.run(right_key()).strip()
     with pytest.raises(ModelError, match=r"cannot reach server at http://127\.0\.0\.1:9"):
-        asyncio.run(open_backend("openai:x", ModelOptions(base_url="http://127.0.0.1:9/v1", timeout=3)))
+        asyncio.run(open_backend("openai:x", ModelOptions(base_url="http://127.0.0.1:9/v1", timeout=3, max_retries=1)))
     with pytest.raises(ConfigError, match="needs --base-url"):
         asyncio.run(open_backend("openai:x", ModelOptions()))
     with pytest.raises(ConfigError, match="unknown kind 'hf'"):

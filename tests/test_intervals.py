@@ -1,5 +1,8 @@
 """Intervals: agreement with a reference implementation, exact coverage, and no collapse at small n."""
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -88,3 +91,28 @@ def test_f1_intervals_are_not_falsely_certain():
     stats = coco_bleu_stats("no acute cardiopulmonary process", ["no acute cardiopulmonary abnormality"])
     value = task_value(bleu, TaskScores([0.5], [stats]), 200, np.random.default_rng(0))
     assert value.interval == (0.0, 1.0) and value.method == "full range (n = 1)"
+
+
+def test_quantiles_equal_scipy_stats():
+    """jeffreys() and graded() use scipy.special's quantiles (no scipy.stats import on the run's tail); they give
+    exactly scipy.stats' numbers."""
+    a = (1 - intervals.LEVEL) / 2
+    for n in (1, 2, 5, 28, 113, 2000):
+        for x in [*range(n + 1), 0.5, n - 0.5]:  # fractional counts come from merged or weighted tallies
+            lo, hi = intervals.jeffreys(x, n)
+            assert lo == (0.0 if x <= 0 else float(stats.beta.ppf(a, x + 0.5, n - x + 0.5)))
+            assert hi == (1.0 if x >= n else float(stats.beta.ppf(1 - a, x + 0.5, n - x + 0.5)))
+    rng = np.random.default_rng(5)
+    for n in (1, 2, 3, 10, 400):
+        y = rng.uniform(0, 1, n)
+        m, se, df = intervals._shrunk(y)
+        h = float(stats.t.ppf(0.5 + intervals.LEVEL / 2, df)) * se
+        assert intervals.graded(y, 0.0, 1.0) == (max(0.0, m - h), min(1.0, m + h))
+
+
+def test_interval_tail_does_not_import_scipy_stats():
+    """The run's tail (intervals of a results.json) must not pay for importing scipy.stats."""
+    code = ("import sys, numpy as np; from climedbench.metrics import intervals; intervals.jeffreys(3, 7); "
+            "intervals.graded(np.array([0.2, 0.9]), 0.0, 1.0); print('scipy.stats' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -444,18 +444,36 @@ async def answer_item(engine: Engine, req: Request, scorer: Scorer, mc_mode: str
 
 async def execute(engine: Engine, tasks: Iterable[Request], write: Callable[[Sample], None], scorer: Scorer,
                   mc_mode: str, log_prompts: bool, concurrency: int) -> None:
-    """Answer items with at most `concurrency` in flight (a fixed worker pool: memory stays flat)."""
+    """Answer items with at most `concurrency` in flight (a fixed worker pool: memory stays flat).
+
+    answer_item's two steps, split: the workers only ask (cache → budget → rate limit → backend) and send their next
+    request as soon as an answer is in; one consumer extracts and scores in a thread (the first similarity item
+    loads the embedder, which took seconds, and the event loop must keep the model busy meanwhile) and writes
+    each sample, in the event loop, as before."""
     it = iter(tasks)
+    answered: asyncio.Queue[tuple[Request, tuple[list[Message], str, Completion | None, str | None]] | None]
+    answered = asyncio.Queue(maxsize=2 * max(1, concurrency))
+    running = max(1, concurrency)
 
     async def worker() -> None:
+        nonlocal running
         for task in it:
-            sample = await answer_item(engine, task, scorer, mc_mode, log_prompts)
-            if sample is None:  # over budget: stop taking new tasks; in-flight ones finish
-                return
-            write(sample)
+            result = await engine.answer(task)
+            if result is None:  # over budget: stop taking new tasks; in-flight ones finish
+                break
+            await answered.put((task, result))
+        running -= 1
+        if running == 0:  # the last worker out tells the consumer
+            await answered.put(None)
+
+    async def consumer() -> None:
+        while (got := await answered.get()) is not None:
+            req, result = got
+            write(await asyncio.to_thread(make_sample, req, *result, scorer, mc_mode, log_prompts))
 
     async with asyncio.TaskGroup() as tg:
-        for _ in range(max(1, concurrency)):
+        tg.create_task(consumer())
+        for _ in range(running):
             tg.create_task(worker())
 
 

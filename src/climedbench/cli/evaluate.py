@@ -111,8 +111,13 @@ def run(
     log_prompts: Annotated[bool, typer.Option("--log-prompts", help="Store the full messages in "
                                                                     "samples.jsonl.")] = False,
     ctx: Annotated[int, typer.Option(min=512, help="Context size for in-process models.")] = 8192,
-    threads: Annotated[int | None, typer.Option(min=1, help="CPU threads for in-process models "
-                                                     "(default: cores − 1).")] = None,
+    threads: Annotated[int | None, typer.Option(min=1, help="CPU threads per copy of an in-process model (default: "
+                                                     "cores / copies; with one copy, cores − 1). Part of the "
+                                                     "model's fingerprint: it can change greedy outputs.")] = None,
+    replicas: Annotated[int | None, typer.Option(min=1, help="Copies of an in-process model answering side by side, "
+                                                      "one request each (default: one per core, as many as "
+                                                      "half the free memory holds; 1 when --threads is "
+                                                      "given). Outputs do not depend on it.")] = None,
     model_sha256: Annotated[str | None, typer.Option(help="Refuse a gguf:PATH whose SHA-256 differs.")] = None,
     timeout: Annotated[float, typer.Option(callback=positive, help="Seconds per HTTP request.")] = 120.0,
     max_retries: Annotated[int, typer.Option(min=0, help="Retries of a failed HTTP request.")] = 5,
@@ -165,7 +170,7 @@ def run(
         data=data, suite=suite, model=model,
         model_options=ModelOptions(api_key_env=api_key_env, timeout=timeout,
                                    max_retries=max_retries, max_concurrency=max_concurrency, n_ctx=ctx,
-                                   threads=threads, model_sha256=model_sha256,
+                                   threads=threads, replicas=replicas, model_sha256=model_sha256,
                                    **model_endpoints(base_url, endpoints, deployment)),
         tasks=tasks_option(tasks, scenarios, datasets), limit=limit, seed=seed, shots=shots, cot=cot,
         shot_source=_shot_source(shot_source),

@@ -6,8 +6,9 @@ import asyncio
 import contextlib
 import json
 import os
-import threading
+import queue
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,40 @@ from climedbench.models.default_model import sha256_file
 def default_threads() -> int:
     """One thread per core but one, at least one: the process still needs a core to run the harness."""
     return max(1, (os.cpu_count() or 2) - 1)
+
+
+def _available_memory() -> int:
+    """Bytes of memory available now: Linux's MemAvailable (free + reclaimable cache), else the free pages; a large
+    figure where the system cannot say."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return 1 << 40
+
+
+def default_replicas(path: Path) -> int:
+    """One model copy per core, as many as half the free memory holds (a copy: its weights + KV and buffers).
+
+    One-thread copies, each answering one request at a time, beat one multi-threaded copy on small CPUs:
+    llama.cpp's threads meet at a barrier after every operation, which costs much more than the operation on a
+    busy or virtualised machine (benchmarks/llama_limit.py), and a copy decodes each sequence alone, so the
+    outputs are those of a single copy (unlike llama.cpp's batched slots; tests/test_llama_determinism.py)."""
+    per_copy = int(path.stat().st_size * 1.25) + (512 << 20)
+    return max(1, min(os.cpu_count() or 1, (_available_memory() // 2) // per_copy))
+
+
+def layout(path: Path, threads: int | None, replicas: int | None) -> tuple[int, int]:
+    """(threads per copy, copies) from what the user asked; see default_replicas."""
+    cores = os.cpu_count() or 1
+    if replicas is None:
+        replicas = 1 if threads else default_replicas(path)
+    if threads is None:
+        threads = default_threads() if replicas == 1 else max(1, cores // replicas)
+    return threads, replicas
 
 
 def check_gguf(path: Path) -> None:
@@ -57,11 +92,12 @@ def _file_hash(path: Path) -> str:
 
 @dataclass
 class LlamaCppBackend(Backend):
-    """A GGUF model loaded in this process; one request at a time per loaded model."""
+    """A GGUF model loaded in this process, `replicas` times: each copy answers one request at a time."""
 
     path: Path = Path()
     n_ctx: int = 8192
-    threads: int = field(default_factory=default_threads)
+    threads: int = field(default_factory=default_threads)  # per copy
+    replicas: int = 1
     label: str | None = None
     expected_sha256: str | None = None
     known_sha256: str | None = None
@@ -74,9 +110,13 @@ class LlamaCppBackend(Backend):
         if self.expected_sha256 and digest != self.expected_sha256.lower():
             raise ModelError(f"model file {self.path} has sha256 {digest[:16]}…, expected "
                              f"{self.expected_sha256[:16]}… (corrupt or a different model)")
+        if self.replicas < 1 or self.threads < 1:
+            raise ModelError(f"replicas and threads must be at least 1, not {self.replicas} and {self.threads}")
         params = xlc.CommonParams()
         params.model.path = str(self.path)
         params.n_ctx = self.n_ctx
+        # One sequence per copy: llama.cpp's batched slots (n_parallel > 1) change greedy outputs when sequences
+        # share a batch (measured: 2 of 8 demo answers changed, differently in each request order).
         params.n_parallel = 1
         params.cpuparams.n_threads = self.threads
         params.cpuparams_batch.n_threads = self.threads
@@ -87,30 +127,48 @@ class LlamaCppBackend(Backend):
         params.cache_prompt = False
         params.hostnames = ["127.0.0.1"]
         params.port = 0
-        try:
-            self._server = xlc.Server(params)
-        except RuntimeError as e:
-            raise ModelError(f"llama.cpp could not load {self.path} (corrupt, truncated, or an "
-                             f"unsupported GGUF): {e}") from e
-        # A thread lock, not an asyncio one: the model is shared by whatever event loop calls it.
-        self._lock = threading.Lock()
-        self.max_concurrency = 1
-        # The engine version and the prefix-cache setting change outputs, so they are part of the identity.
+
+        def load(_: int) -> Any:
+            try:
+                return xlc.Server(params)
+            except RuntimeError as e:
+                raise ModelError(f"llama.cpp could not load {self.path} (corrupt, truncated, or an "
+                                 f"unsupported GGUF): {e}") from e
+
+        with ThreadPoolExecutor(self.replicas) as pool:  # the copies load side by side
+            self._servers: list[Any] = list(pool.map(load, range(self.replicas)))
+        # A thread-safe queue of idle copies, not an asyncio one: the model is shared by whatever event loop calls it.
+        self._idle: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        for server in self._servers:
+            self._idle.put(server)
+        self.max_concurrency = self.replicas
+        # Everything that could change an output is part of the identity: the engine version, the prefix cache,
+        # sequences per batch, batch sizes, flash attention and the threads per copy (measured: one demo answer
+        # of six changed between 1 and 2 threads). Not the number of copies: tests/test_llama_determinism.py
+        # checks that copies answering side by side give the same bytes as one copy, in any request order.
         self.fingerprint = {
             "backend": "llamacpp",
             "model": self.label or self.path.stem,
             "sha256": digest,
             "engine": f"xllamacpp {getattr(xlc, '__version__', '?')}",
             "prefix_cache": False,
+            "threads": self.threads,
+            "n_parallel": params.n_parallel,
+            "n_batch": params.n_batch,
+            "n_ubatch": params.n_ubatch,
+            "flash_attn": {-1: "auto", 0: "off", 1: "on"}.get(params.flash_attn_type, str(params.flash_attn_type)),
         }
 
     async def chat(self, messages: list[Message], params: GenParams) -> Completion:
         req = chat_request(messages, params)
 
         def call() -> tuple[dict[str, Any], float]:
-            with self._lock:
+            server = self._idle.get()
+            try:
                 start = time.perf_counter()
-                return self._server.handle_chat_completions(req), time.perf_counter() - start
+                return server.handle_chat_completions(req), time.perf_counter() - start
+            finally:
+                self._idle.put(server)
 
         try:
             resp, latency = await asyncio.to_thread(call)
@@ -125,4 +183,5 @@ class LlamaCppBackend(Backend):
         return parse_chat_response(resp, latency, params)
 
     async def aclose(self) -> None:
-        self._server = None
+        self._servers = []
+        self._idle = queue.SimpleQueue()

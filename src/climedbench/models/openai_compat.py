@@ -113,16 +113,22 @@ class OpenAIBackend(Backend):
                                                   timeout=self._timeout, raise_for_status=False)
         return self._session
 
-    async def check(self) -> None:
-        """Fail fast on an unreachable server, a wrong key or an unknown model (GET /models)."""
+    async def check(self, retry: bool = True) -> None:
+        """Fail fast on an unreachable server, a wrong key or an unknown model (GET /models).
+
+        Transient faults (timeouts, resets, 429, 5xx) are retried under the same policy as every request; the
+        run stops only when the last attempt fails too. `retry=False`: one attempt (a pool backs off an
+        unreachable endpoint itself and starts with the others)."""
         where = public_url(self.base_url)
+        attempts = 0
         try:
-            async with self.session.get(self.base_url + "/models") as resp:
-                status, body = resp.status, await resp.read()
-        except TimeoutError as e:
-            raise ModelError(f"server at {where} did not answer within {self.timeout:g}s") from e
-        except aiohttp.ClientError as e:
-            raise ModelError(f"cannot reach server at {where}: {redact(str(e)) or type(e).__name__}") from e
+            async for attempt in self._retrying(1 if not retry else None):
+                with attempt:
+                    attempts += 1
+                    status, body = await self._get_models()
+        except Retryable as e:
+            raise ModelError(f"cannot reach server at {where}: {e.reason} (GET /models, gave up after {attempts} "
+                             "attempts)") from e
         if status in (401, 403):
             raise AuthError(f"server at {where} rejected the API key (HTTP {status}: "
                             f"{_error_text(body)}); check the variable named by --api-key-env")
@@ -135,6 +141,27 @@ class OpenAIBackend(Backend):
             if ids and self.model not in ids and len(ids) > 1:
                 raise ModelError(f"server at {where} does not serve model {self.model!r}; it serves: "
                                  + ", ".join(str(i) for i in ids[:10]))
+
+    async def _get_models(self) -> tuple[int, bytes]:
+        """One GET /models: status and body, or Retryable for a transient fault."""
+        try:
+            async with self.session.get(self.base_url + "/models") as resp:
+                status, headers, body = resp.status, resp.headers, await resp.read()
+        except TimeoutError as e:
+            raise Retryable(f"no answer within {self.timeout:g}s", kind="timeout") from e
+        except (aiohttp.ClientError, ConnectionError) as e:
+            raise Retryable(f"cannot connect: {redact(str(e)) or type(e).__name__}", kind="connection") from e
+        if status == 429:
+            raise Retryable(f"rate limited (HTTP 429: {_error_text(body)})", _retry_after(headers), kind="http_429")
+        if status >= 500:
+            raise Retryable(f"server error HTTP {status}: {_error_text(body)}", _retry_after(headers),
+                            kind="http_5xx")
+        return status, body
+
+    def _retrying(self, attempts: int | None = None) -> AsyncRetrying:
+        """The retry policy of every call: Retryable faults, backoff (or Retry-After), max_retries + 1 attempts."""
+        return AsyncRetrying(stop=stop_after_attempt(attempts or self.max_retries + 1), wait=self._wait,
+                             retry=retry_if_exception_type(Retryable), reraise=True)
 
     def _payload(self, messages: list[Message], params: GenParams) -> dict[str, Any]:
         return {"model": self.model, **chat_request(messages, params)}
@@ -213,12 +240,7 @@ class OpenAIBackend(Backend):
         body = self.request_body(messages, params)
         attempts = 0
         try:
-            async for attempt in AsyncRetrying(
-                stop=stop_after_attempt(self.max_retries + 1),
-                wait=self._wait,
-                retry=retry_if_exception_type(Retryable),
-                reraise=True,
-            ):
+            async for attempt in self._retrying():
                 with attempt:
                     attempts += 1
                     if attempts > 1:

@@ -109,7 +109,7 @@ class PooledBackend(Backend):
     async def check(self) -> None:
         """Every endpoint must accept its key and serve the model; an unreachable one is backed off (it may come
         up later) as long as one is reachable."""
-        results = await asyncio.gather(*(m.backend.check() for m in self.members), return_exceptions=True)
+        results = await asyncio.gather(*(m.backend.check(retry=False) for m in self.members), return_exceptions=True)
         unreachable: list[BaseException] = []
         for m, r in zip(self.members, results, strict=True):
             if isinstance(r, AuthError) or (isinstance(r, ModelError) and "does not serve model" in str(r)):

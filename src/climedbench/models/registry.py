@@ -30,6 +30,7 @@ class ModelOptions:
     max_concurrency: int = 8
     n_ctx: int = 8192
     threads: int | None = None
+    replicas: int | None = None  # in-process models: copies answering side by side (None: llamacpp.layout decides)
     model_sha256: str | None = None
     # Several endpoints of one model (repeated --base-url, or --endpoints FILE): requests are balanced over them.
     endpoints: tuple[EndpointSpec, ...] = ()
@@ -43,18 +44,22 @@ async def open_backend(spec: str, opts: ModelOptions) -> Backend:
     kind, _, rest = spec.partition(":")
     if spec == DEFAULT_SPEC:
         from climedbench.models import default_model
-        from climedbench.models.llamacpp import LlamaCppBackend, default_threads
+        from climedbench.models.llamacpp import LlamaCppBackend, layout
 
         path = default_model.default_model_path()
-        return LlamaCppBackend(path=path, n_ctx=opts.n_ctx, threads=opts.threads or default_threads(),
+        threads, replicas = layout(path, opts.threads, opts.replicas)
+        return LlamaCppBackend(path=path, n_ctx=opts.n_ctx, threads=threads, replicas=replicas,
                                label=default_model.NAME, known_sha256=default_model.SHA256)
     if kind == "gguf":
-        from climedbench.models.llamacpp import LlamaCppBackend, default_threads
+        from climedbench.models.llamacpp import LlamaCppBackend, check_gguf, layout
 
         if not rest:
             raise ConfigError("gguf:PATH needs a path, e.g. --model gguf:~/models/qwen2.5-7b-q4_k_m.gguf")
-        return LlamaCppBackend(path=Path(rest).expanduser(), n_ctx=opts.n_ctx,
-                               threads=opts.threads or default_threads(), expected_sha256=opts.model_sha256)
+        path = Path(rest).expanduser()
+        check_gguf(path)
+        threads, replicas = layout(path, opts.threads, opts.replicas)
+        return LlamaCppBackend(path=path, n_ctx=opts.n_ctx, threads=threads, replicas=replicas,
+                               expected_sha256=opts.model_sha256)
     if kind == "openai":
         from climedbench.models.openai_compat import OpenAIBackend
 
