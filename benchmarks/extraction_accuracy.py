@@ -178,25 +178,20 @@ def main() -> None:
                 print(by[key].row("  " + key))
         if args.wrong and total.wrong_ids:
             print("    wrong (id:expected/got):", ", ".join(total.wrong_ids))
-    if args.real_responses:
-        total, by = measure(real_cases(args.real_responses))
-        print(total.row("real_outputs (ClinicBench)"))
-        for key in sorted(by):
-            print(by[key].row("  " + key))
-        if args.wrong and total.wrong_ids:
-            print("    wrong (id:expected/got):", ", ".join(total.wrong_ids))
-    elif not args.paths:
-        print(f"{'real_outputs (ClinicBench)':34s} not measured: --real-responses DIR (ClinicBench's results CSVs)")
-    if args.real_v12:
-        total, by = measure(v12_cases(args.real_v12))
-        print(total.row("extraction_real_v12"))
-        if args.slices:
-            for key in sorted(by):
+    rebuilt = [("real_outputs (ClinicBench)", args.real_responses, real_cases, True,
+                "--real-responses DIR (ClinicBench's results CSVs)"),
+               ("extraction_real_v12", args.real_v12, v12_cases, args.slices,
+                "--real-v12 PATH (a copy of real_v12.jsonl)")]
+    for name, source, cases, slices, how in rebuilt:  # sets whose responses are rebuilt from files users have
+        if source:
+            total, by = measure(cases(source))
+            print(total.row(name))
+            for key in sorted(by) if slices else []:
                 print(by[key].row("  " + key))
-        if args.wrong and total.wrong_ids:
-            print("    wrong (id:expected/got):", ", ".join(total.wrong_ids))
-    elif not args.paths:
-        print(f"{'extraction_real_v12':34s} not measured: --real-v12 PATH (a copy of real_v12.jsonl)")
+            if args.wrong and total.wrong_ids:
+                print("    wrong (id:expected/got):", ", ".join(total.wrong_ids))
+        elif not args.paths:
+            print(f"{name:34s} not measured: {how}")
     for path in args.blind or ([] if args.paths else [BLIND]):
         total, _ = measure(load(path))
         print(total.row(f"{path.name} (blind)"))
