@@ -420,7 +420,7 @@ def _zh_org_regex() -> re.Pattern[str]:
 _ZH_ORG_STOP = set("于在到至转往赴去来自从经由及与的、，。；：:（）()\n \t就诊入住前后送曾请")
 
 
-def zh_organisations(text: str, allow: frozenset[str] = frozenset()) -> list[Span]:
+def zh_organisations(text: str) -> list[Span]:
     out = []
     for m in _zh_org_regex().finditer(text):
         end = m.end()
@@ -431,13 +431,10 @@ def zh_organisations(text: str, allow: frozenset[str] = frozenset()) -> list[Spa
         name = text[start:m.start()]
         if not name or name in lexicon.ORG_GENERIC_ZH or (len(name) == 1 and name not in "协华湘齐"):
             continue
-        value = text[start:end]
-        if value in allow:
-            continue
         out.append(Span(start, end, ORGANIZATION, 0.8, "zh-organisation"))
     for m in _ZH_ORG_CUE.finditer(text):
         s, e = m.span("v")
-        if text[s:e] not in lexicon.ORG_GENERIC_ZH and text[s:e] not in allow and e - s >= 2:
+        if text[s:e] not in lexicon.ORG_GENERIC_ZH and e - s >= 2:
             out.append(Span(s, e, ORGANIZATION, 0.8, "zh-organisation-cue"))
     return out
 
@@ -455,17 +452,17 @@ _EN_ORG_CUE = re.compile(r"(?i:works?\s+(?:at|for)|worked\s+(?:at|for)|employed\
                          r"(?P<v>[A-Z][A-Za-z'.-]*(?:\s+(?:(?:of|and|&|for|the|on)\s+)*[A-Z0-9][A-Za-z0-9'.-]*){0,7})")
 
 
-def en_organisations(text: str, allow: frozenset[str] = frozenset()) -> list[Span]:
+def en_organisations(text: str) -> list[Span]:
     out = []
     for m in _EN_ORG_CUE.finditer(text):
         value = m.group("v").rstrip(".")
-        if value not in allow and value.lower() not in lexicon.EN_NOT_NAMES:
+        if value.lower() not in lexicon.EN_NOT_NAMES:
             out.append(Span(m.start("v"), m.start("v") + len(value), ORGANIZATION, 0.8, "en-organisation-cue"))
     for m in _EN_ORG.finditer(text):
         value = m.group().strip()
         first = value.split()[0].lower()
-        if value in allow or (first in {"the", "this", "our", "a", "an", "outside", "local", "community", "general"} \
-                and len(value.split()) <= 2):
+        if first in {"the", "this", "our", "a", "an", "outside", "local", "community", "general"} and \
+                len(value.split()) <= 2:
             continue
         start = m.start()
         out.append(Span(start, start + len(value), ORGANIZATION, 0.8, "en-organisation"))

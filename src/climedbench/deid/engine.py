@@ -146,7 +146,7 @@ class Analyzer:
             registry.add_recognizer(climed("climedbench-names", ["NAME"], lang,
                                            lambda t, a: _names(t, a, cfg)))
             registry.add_recognizer(climed("climedbench-places", ["ADDRESS", "ORGANIZATION"], lang,
-                                           lambda t, _a: _places(t, cfg)))
+                                           lambda t, _a: _places(t)))
         # Presidio's own recognizers, mapped onto climedbench's types in `_PRESIDIO_TYPES` (not its e-mail and URL
         # recognizers: they validate with tldextract, which downloads the public-suffix list at run time).
         for rec in (IpRecognizer(), CreditCardRecognizer(), UsSsnRecognizer(),
@@ -164,7 +164,7 @@ class Analyzer:
             detector = (r.recognition_metadata or {}).get("recognizer_name") or "presidio"
             start, end = where[r.start], where[r.end - 1] + 1
             value = text[start:end]
-            if value in self.config.allow or not value.strip():
+            if value in self.config.allow or not value.strip():  # the one place the allow-list applies
                 continue
             spans.append(Span(start, end, entity, float(r.score), str(detector)))
         return merge(spans)
@@ -207,13 +207,13 @@ def _names(text: str, artifacts: Any, cfg: DeidConfig) -> list[Span]:
     doc = getattr(artifacts, "tokens", None)
     if doc is not None and getattr(doc, "lang_", "") == "en":
         spans += detectors.spacy_persons(doc, text)
-    return [s for s in spans if text[s.start:s.end] not in cfg.allow]
+    return spans
 
 
-def _places(text: str, cfg: DeidConfig) -> list[Span]:
-    spans = detectors.en_addresses(text) + detectors.en_organisations(text, cfg.allow)
+def _places(text: str) -> list[Span]:
+    spans = detectors.en_addresses(text) + detectors.en_organisations(text)
     if _CJK.search(text):
-        spans += detectors.zh_addresses(text) + detectors.zh_organisations(text, cfg.allow)
+        spans += detectors.zh_addresses(text) + detectors.zh_organisations(text)
     return spans
 
 
