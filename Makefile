@@ -50,11 +50,11 @@ test: $(VENV)/.dev-installed browser wordnet
 	$(BIN)/python -m pytest -q
 
 lint: $(VENV)/.dev-installed
-	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff check src tests bench
 	$(BIN)/mypy src
 
 bench: $(VENV)/.dev-installed
-	$(BIN)/python benchmarks/run_demo.py
+	$(BIN)/python bench/run_demo.py
 
 lock:
 	@echo "Regenerate requirements.txt from a clean venv: pip install -e '.[default-model]' && pip freeze"

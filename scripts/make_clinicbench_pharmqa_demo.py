@@ -1,6 +1,6 @@
 """Build the bundled ClinicBench demo's PharmQA files (test.xlsx, dev.xlsx) from the items below.
 
-    python scripts/make_clinicbench_pharmqa_demo.py   # rewrites src/climedbench/benchmarks/clinicbench/demo/PharmQA/
+    python scripts/make_clinicbench_pharmqa_demo.py   # rewrites src/climedbench/suites/clinicbench/demo/PharmQA/
 
 The files have the exact columns and sheet name of the ClinicBench repository's Pharmacology-QA.xlsx: type, created,
 name, description, question, option_A-D, answer, explanation. The items were written for climedbench (nothing is
@@ -15,7 +15,7 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-DEMO = Path(__file__).resolve().parents[1] / "src" / "climedbench" / "benchmarks" / "clinicbench" / "demo"
+DEMO = Path(__file__).resolve().parents[1] / "src" / "climedbench" / "suites" / "clinicbench" / "demo"
 
 # (type, (year, month), name, description, question, [A, B, C, D], answer, explanation)
 TEST = [

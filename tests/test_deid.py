@@ -1,7 +1,7 @@
 """`climedbench deid`: detectors checked against independent generators and definitions, surrogates that keep
 intervals and consistency, a pipeline that fails closed, and outputs that hold no planted PHI.
 
-Recall and precision on a blind corpus are measured by benchmarks/deid_blind.py, not here.
+Recall and precision on a blind corpus are measured by bench/deid_blind.py, not here.
 """
 
 from __future__ import annotations

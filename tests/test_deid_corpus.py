@@ -1,5 +1,5 @@
 """Every PHI span of the annotated development corpus that the detectors remove today stays removed, and every hard
-negative stays kept: a regression on one span fails, naming it (benchmarks/data/deid_corpus_v1.jsonl, 268 notes
+negative stays kept: a regression on one span fails, naming it (bench/data/deid_corpus_v1.jsonl, 268 notes
 written by a helper who never saw the detectors; its first, blind figures are in docs/DEID.md)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 from climedbench.deid.engine import Analyzer
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT / "benchmarks" / "data" / "deid_corpus_v1.jsonl"
+CORPUS = ROOT / "bench" / "data" / "deid_corpus_v1.jsonl"
 # PHI spans the detectors are known to miss (note id, start): the only ones allowed to be missed.
 KNOWN_MISSES = {("zh-003", 255), ("en-052", 100), ("en-091", 61)}
 

@@ -9,7 +9,7 @@ from climedbench.extractors import extract_label
 
 # The development fixtures are checked case by case in tests/test_extract_pinned.py (every case read right once must
 # stay right). Their figures are NOT accuracy estimates: the extractor was tuned on them. The honest figure comes from
-# a blind set, measured once: python benchmarks/extraction_accuracy.py --blind PATH.
+# a blind set, measured once: python bench/extraction_accuracy.py --blind PATH.
 
 
 def test_final_answer_beats_earlier_mentions():

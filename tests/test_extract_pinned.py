@@ -1,7 +1,7 @@
 """Regression checks on the extraction fixtures, per case, and the truncation guard, by its reason.
 
-tests/fixtures/extraction_pinned.json lists, per development set (the fixtures and benchmarks/data/extraction_real_v11),
-the ids the extractor read right when it was written (`python benchmarks/extraction_accuracy.py --write-pins`); any of
+tests/fixtures/extraction_pinned.json lists, per development set (the fixtures and bench/data/extraction_real_v11),
+the ids the extractor read right when it was written (`python bench/extraction_accuracy.py --write-pins`); any of
 them read wrong now fails, naming the case.
 """
 
@@ -18,7 +18,7 @@ from .conftest import FIXTURES, ROOT
 
 PINS = json.loads((FIXTURES / "extraction_pinned.json").read_text("utf-8"))
 # The development sets: the fixtures, and the real responses kept with the benchmark data (not the blind v10 set).
-SETS = {p.name: p for p in [*FIXTURES.glob("extraction_*.jsonl"), ROOT / "benchmarks/data/extraction_real_v11.jsonl"]}
+SETS = {p.name: p for p in [*FIXTURES.glob("extraction_*.jsonl"), ROOT / "bench/data/extraction_real_v11.jsonl"]}
 
 
 def _read(case: dict) -> object:

@@ -1,4 +1,4 @@
-"""The classes of miss that the real-response set benchmarks/data/extraction_real_v11.jsonl showed (issue 19 part 4),
+"""The classes of miss that the real-response set bench/data/extraction_real_v11.jsonl showed (issue 19 part 4),
 written anew here, each beside controls that must keep their reading. The expected answers are what a careful reader
 takes; None where the response commits to no single option (an abstention, never a guess)."""
 

@@ -1,4 +1,4 @@
-"""The classes of miss that the real-response set benchmarks/data/extraction_real_v12_labels.jsonl showed (weak
+"""The classes of miss that the real-response set bench/data/extraction_real_v12_labels.jsonl showed (weak
 medical-exam models that echo, ramble, write code or walk through the options; exam-style explanations that name the
 answer first and then rebut the others), written anew here, each beside controls that must keep their reading. The
 expected answers are what a careful reader takes; None where the response commits to no single option (an

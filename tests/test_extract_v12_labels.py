@@ -1,4 +1,4 @@
-"""benchmarks/data/extraction_real_v12_labels.jsonl holds labels only (the responses of set v12 may not be
+"""bench/data/extraction_real_v12_labels.jsonl holds labels only (the responses of set v12 may not be
 redistributed), and `extraction_accuracy.py --real-v12 PATH` refuses a copy whose responses differ from them."""
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-LABELS = ROOT / "benchmarks" / "data" / "extraction_real_v12_labels.jsonl"
+LABELS = ROOT / "bench" / "data" / "extraction_real_v12_labels.jsonl"
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location("extraction_accuracy", ROOT / "benchmarks" / "extraction_accuracy.py")
+    spec = importlib.util.spec_from_file_location("extraction_accuracy", ROOT / "bench" / "extraction_accuracy.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules.setdefault("extraction_accuracy", module)
     spec.loader.exec_module(module)

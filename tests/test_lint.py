@@ -7,7 +7,7 @@ from .conftest import ROOT
 
 
 def test_ruff():
-    proc = subprocess.run([sys.executable, "-m", "ruff", "check", "src", "tests", "benchmarks", "scripts"],
+    proc = subprocess.run([sys.executable, "-m", "ruff", "check", "src", "tests", "bench", "scripts"],
                           cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 

@@ -3,7 +3,7 @@ of demo prompts with one copy of the model answering one request at a time as wi
 side by side (the default on a machine with several cores), in two request orders.
 
 llama.cpp's batched slots (n_parallel > 1) do change outputs (2 of 8 demo answers, differently in each order,
-measured with benchmarks/llama_limit.py's machinery), and prompt-prefix reuse did (models/llamacpp.py); so both
+measured with bench/llama_limit.py's machinery), and prompt-prefix reuse did (models/llamacpp.py); so both
 are off, and the copies, which decode each sequence alone, are checked here, not assumed. The thread count changes
 outputs too, so it is part of the model's fingerprint."""
 

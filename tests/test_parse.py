@@ -2,8 +2,8 @@ import json
 
 import pytest
 
-from climedbench.benchmarks.climedbench.loader import build_item, parse_options, split_sections
 from climedbench.data.loaders import RecordError, load_items
+from climedbench.suites.climedbench.loader import build_item, parse_options, split_sections
 
 from .conftest import OFFICIAL
 

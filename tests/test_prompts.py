@@ -48,7 +48,7 @@ def test_logprob_variant_only_for_single_answers(suite, demo):
 
 
 def test_item_prompts_are_used_only_when_asked(suite):
-    from climedbench.benchmarks.climedbench.loader import build_item
+    from climedbench.suites.climedbench.loader import build_item
 
     it = build_item({"input": "## 问题: q\n## 选项: A. 甲\nB. 乙", "reference": "A", "prompt": "自定义指令"},
                     suite.scenario("BKT"), file="f", line=1, default_id="x")

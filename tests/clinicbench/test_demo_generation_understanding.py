@@ -23,7 +23,7 @@ from climedbench.scoring import Scorer
 
 from ..conftest import ROOT
 
-DEMO = ROOT / "src" / "climedbench" / "benchmarks" / "clinicbench" / "demo"
+DEMO = ROOT / "src" / "climedbench" / "suites" / "clinicbench" / "demo"
 CODES = ["MIMIC-CXR", "IU-Xray", "HospSumm", "PatientEdu", "BC5CDR-Disease", "NCBI-Disease", "DDI", "GAD", "HoC"]
 SHOT_SPLIT = {"MIMIC-CXR": "train"}  # the repository's MIMIC-CXR layout has test and train keys only
 MIN_TEST, MIN_SHOTS = 12, 6

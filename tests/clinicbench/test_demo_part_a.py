@@ -24,7 +24,7 @@ from climedbench.scoring import Scorer
 from ..support.instant_server import get_stats, instant_server
 
 ROOT = Path(__file__).resolve().parents[2]
-DEMO = ROOT / "src" / "climedbench" / "benchmarks" / "clinicbench" / "demo"
+DEMO = ROOT / "src" / "climedbench" / "suites" / "clinicbench" / "demo"
 MINE = ["MedQA", "MedMCQA", "MMLU-Medicine", "PubMedQA", "ReferralQA", "TreatmentRec", "PharmQA", "DIED"]
 CHOICE = ["MedQA", "MedMCQA", "MMLU-Medicine", "PharmQA"]
 # The split each dataset's few-shot examples come from (the suite's `splits:`; MedMCQA's are train.json).

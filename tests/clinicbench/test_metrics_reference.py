@@ -11,11 +11,11 @@ from seqeval.metrics import f1_score as seqeval_f1
 from sklearn.metrics import f1_score
 
 from climedbench.aggregate import TaskScores, task_value
-from climedbench.benchmarks.clinicbench.loaders import spans
 from climedbench.core.suite import load_suite
 from climedbench.core.types import Item
 from climedbench.metrics import functions as fn
 from climedbench.metrics.item import ScoreContext, get_metric
+from climedbench.suites.clinicbench.loaders import spans
 
 WORDS = ["No", "acute", "cardiopulmonary", "disease", ".", "Mild", "cardiomegaly", "is", "stable", ".", "There", "is", "no", "pleural", "effusion", "or", "pneumothorax", ".", "XXXX", "opacity", "in", "the", "left", "base", ",", "likely", "atelectasis"]
 

@@ -169,8 +169,8 @@ def test_gold_answers_score_100_on_every_release_slice(tmp_path, suite):
 def test_entity_f1_equals_seqeval_on_the_blurb_slice(code, suite):
     """Entity-level micro-F1 over the loader's items equals seqeval's on the same tags, for a prediction that drops,
     cuts short and invents mentions; and a sentence that names one disease twice counts two gold mentions."""
-    from climedbench.benchmarks.clinicbench.loaders import spans
     from climedbench.metrics.item import EntityF1, f1
+    from climedbench.suites.clinicbench.loaders import spans
 
     report = load_items(RELEASES / code, suite)
     items = {(Path(i.file).name, i.line): i for i in report.items if i.split == "test"}

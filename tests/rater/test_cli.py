@@ -113,7 +113,7 @@ def test_export_agreement_and_analyze(rated):
 
 def test_items_study_and_clear_errors(tmp_path):
     db = tmp_path / "items.sqlite"
-    proc = run("create", "--items", "src/climedbench/benchmarks/climedbench/demo", "--tasks", "BKT,MC",
+    proc = run("create", "--items", "src/climedbench/suites/climedbench/demo", "--tasks", "BKT,MC",
                "--per-task", "3", "--raters", "2", "--per-item", "2", "--db", str(db))
     assert "BKT: 3 of" in proc.stdout and "MC: 3 of" in proc.stdout
     study = Store(db).study()
@@ -140,7 +140,7 @@ def test_items_study_and_clear_errors(tmp_path):
     proc = cli("agreement", str(bad), check=False)
     assert proc.returncode == 2 and f"{bad}:3: field 'score': empty" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
-    result = run("create", "--items", "src/climedbench/benchmarks/climedbench/demo", "--aspects", "answer",
+    result = run("create", "--items", "src/climedbench/suites/climedbench/demo", "--aspects", "answer",
                  "--db", str(tmp_path / "x.sqlite"))
     assert "rates model answers" in str(result.exception)
     assert not (tmp_path / "x.sqlite").exists()

@@ -15,7 +15,7 @@ import yaml
 from tests.report.conftest import EVIL_RECORD, wait_until
 from tests.report.runs import GAMMA, MARKUP_INPUT, MARKUP_REPLY, samples
 
-SUITE_YAML = Path(__file__).resolve().parents[2] / "src/climedbench/benchmarks/climedbench/suite.yaml"
+SUITE_YAML = Path(__file__).resolve().parents[2] / "src/climedbench/suites/climedbench/suite.yaml"
 PAPER_CSV = SUITE_YAML.parent / "published/paper_table2.csv"
 
 

@@ -17,7 +17,7 @@ worth of doubt, as the task intervals of results.json do (metrics/intervals.py):
 - graded mean tasks: the variance-shrunk t interval of the mean item difference on its bounded range;
 - corpus-level aggregations: the paired bootstrap.
 
-`benchmarks/interval_coverage.py --paired` measures their coverage by simulation. A group's and the overall
+`bench/interval_coverage.py --paired` measures their coverage by simulation. A group's and the overall
 difference are plain means of the task differences (the suite's own roll-up), with intervals and p-values from
 the same per-task draws. p_holm adjusts every row of one comparison
 together (Holm), so a claim about any row is controlled for the others.

@@ -4,7 +4,7 @@ The adaptive test's own predictions come from :mod:`climedbench.cat.estimate` (t
 predicted); θ alone ignores the answers actually given and, on real LLM data that misfit the model, misses the
 full score by points even with θ from every item. :class:`ScorePredictor` remains for what only θ can say
 — the expected score of an examinee of a given ability (simulation panels, the `fisher-theta` reference in
-`benchmarks/cat_real.py`) — with the same definition of the overall score (the mean of the scenario scores).
+`bench/cat_real.py`) — with the same definition of the overall score (the mean of the scenario scores).
 
 Given θ the expected scenario score is 100 × mean_i P_i(θ) over *all* of the scenario's bank items; the
 predictive distribution mixes over the posterior of θ and adds the finite benchmark's answer noise,

@@ -1,4 +1,4 @@
-"""Held-out validation of adaptive tests on a real response matrix (what `benchmarks/cat_real.py` prints).
+"""Held-out validation of adaptive tests on a real response matrix (what `bench/cat_real.py` prints).
 
 For each split (seeded): the rows (models) are split into calibration rows and held-out rows; the bank is fitted
 on the calibration rows only, and the intervals are calibrated on them by cross-validation

@@ -22,7 +22,7 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
-    # Click's plain help: Typer's rich help costs ~0.1 s more per `--help` (benchmarks/cli_startup.py).
+    # Click's plain help: Typer's rich help costs ~0.1 s more per `--help` (bench/cli_startup.py).
     rich_markup_mode=None,
 )
 out = Console(soft_wrap=True)

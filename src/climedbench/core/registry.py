@@ -18,8 +18,8 @@ T = TypeVar("T")
 
 # Modules that register the built-in implementations of each kind.
 _BUILTINS: dict[str, tuple[str, ...]] = {
-    "loader": ("climedbench.data.loaders", "climedbench.benchmarks.climedbench.loader",
-               "climedbench.benchmarks.clinicbench.loaders"),
+    "loader": ("climedbench.data.loaders", "climedbench.suites.climedbench.loader",
+               "climedbench.suites.clinicbench.loaders"),
     "extractor": ("climedbench.extractors",),
     "metric": ("climedbench.metrics.item",),
     "aggregation": ("climedbench.metrics.aggregations",),

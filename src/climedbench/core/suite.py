@@ -1,6 +1,6 @@
 """A benchmark as data: its tasks, how they group, how each is loaded, prompted, read and scored.
 
-A suite is a YAML file. Bundled suites live in `climedbench/benchmarks/<name>/suite.yaml` next to their
+A suite is a YAML file. Bundled suites live in `climedbench/suites/<name>/suite.yaml` next to their
 demo data and published results; a user's own benchmark is a YAML file anywhere (see docs/SUITES.md).
 
 - `levels` name the grouping levels, outermost first (CliMedBench: dimension; ClinicBench: scenario, task).
@@ -343,7 +343,7 @@ class Suite(BaseModel):
 
 def bundled_root(name: str) -> Path:
     """The folder of a bundled suite."""
-    return Path(str(resources.files("climedbench.benchmarks").joinpath(name)))
+    return Path(str(resources.files("climedbench.suites").joinpath(name)))
 
 
 def load_suite(spec: str | Path | None = None) -> Suite:

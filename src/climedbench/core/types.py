@@ -493,7 +493,7 @@ class ReplayReport(BaseModel):
 
 
 class HeldOutCell(BaseModel):
-    """One design at one test length in a held-out validation study (`benchmarks/cat_real.py`).
+    """One design at one test length in a held-out validation study (`bench/cat_real.py`).
 
     Errors are |predicted − actual full score| in points, averaged over the held-out rows of each split;
     `mae` is the mean over splits and `mae_sd` their standard deviation. Coverage is over all held-out rows

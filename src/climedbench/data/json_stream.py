@@ -4,7 +4,7 @@ Two passes over the file, each linear in its size and holding one record at a ti
 parser, fed one line at a time) maps the document — the top value's kind, where each element or member starts
 and ends, and where the first syntax error is; the second (ijson's C item builder) builds the records, which
 are paired with that map in order. A JSON array of 54 MB thus loads in 1.0–1.7x the time of the same records as
-JSON lines (benchmarks/json_load.py), where counting the lines before each record in the whole text took
+JSON lines (bench/json_load.py), where counting the lines before each record in the whole text took
 quadratic time.
 """
 

@@ -14,7 +14,7 @@
   and covers 48% of the time at n = 2.
 - Corpus-level aggregations (micro/macro-F1, corpus BLEU): the percentile bootstrap over items.
 
-`benchmarks/interval_coverage.py` measures the coverage of all of these by simulation with known truth.
+`bench/interval_coverage.py` measures the coverage of all of these by simulation with known truth.
 Combined figures (a group, the overall score) are the same mean of per-task *draws*: Beta posterior draws
 for accuracies, t draws for graded means, bootstrap replicates for corpus aggregations.
 """

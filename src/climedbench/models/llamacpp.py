@@ -49,7 +49,7 @@ def default_replicas(path: Path) -> int:
 
     One-thread copies, each answering one request at a time, beat one multi-threaded copy on small CPUs:
     llama.cpp's threads meet at a barrier after every operation, which costs much more than the operation on a
-    busy or virtualised machine (benchmarks/llama_limit.py), and a copy decodes each sequence alone, so the
+    busy or virtualised machine (bench/llama_limit.py), and a copy decodes each sequence alone, so the
     outputs are those of a single copy (unlike llama.cpp's batched slots; tests/test_llama_determinism.py)."""
     per_copy = int(path.stat().st_size * 1.25) + (512 << 20)
     return max(1, min(os.cpu_count() or 1, (_available_memory() // 2) // per_copy))

@@ -5,7 +5,7 @@ bodies) are retried with exponential backoff and jitter; authentication errors s
 
 The HTTP client is aiohttp rather than httpx: with httpx (httpcore 1.0.9) the harness managed about
 350 requests/s at 64 connections on two cores — its pool bookkeeping grows with the number of
-connections (encode/httpcore#1035) — while aiohttp keeps up (benchmarks/harness_throughput.py).
+connections (encode/httpcore#1035) — while aiohttp keeps up (bench/harness_throughput.py).
 """
 
 from __future__ import annotations

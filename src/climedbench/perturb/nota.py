@@ -29,7 +29,7 @@ OPTION_SECTIONS = ("选项", "备选答案", "答案选项")
 
 def _replace_in_text(text: str, letter: str, new: str) -> str | None:
     """The text with the body of option `letter` in its options section replaced (None if not found)."""
-    from climedbench.benchmarks.climedbench.loader import _HEADER, _LABEL_RES, normalize_text
+    from climedbench.suites.climedbench.loader import _HEADER, _LABEL_RES, normalize_text
 
     text = normalize_text(text) if "\\n" in text else text
     headers = list(_HEADER.finditer(text))

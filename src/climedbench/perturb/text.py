@@ -31,7 +31,7 @@ REFERENCE_SECTIONS = ("参考答案",)
 
 @cache
 def _header_re() -> re.Pattern[str]:
-    from climedbench.benchmarks.climedbench.loader import _HEADER
+    from climedbench.suites.climedbench.loader import _HEADER
 
     return _HEADER
 

@@ -1,6 +1,6 @@
 """Notes per second of `climedbench deid` (no model pass) on generated notes shaped like the bundled demo.
 
-    python benchmarks/deid_speed.py [--notes 1000] [--lang zh|en|both]
+    python bench/deid_speed.py [--notes 1000] [--lang zh|en|both]
 
 Generates N notes from the demo notes with their identifiers replaced by fresh Faker values (so no two notes are
 the same), runs the same pipeline as the command (analysis, Presidio anonymizer, surrogates) in this process and prints

@@ -1,7 +1,7 @@
 """Recall, hard-negative survival and character precision of `climedbench deid` on an annotated corpus, with
 Presidio's out-of-the-box English analyzer side by side on the English notes.
 
-    python benchmarks/deid_blind.py benchmarks/data/deid_blind_v1.jsonl [--no-presidio]
+    python bench/deid_blind.py bench/data/deid_blind_v1.jsonl [--no-presidio]
 
 Corpus lines: {"id", "lang", "patient", "text", "phi": [{"start", "end", "type", "text"}], "keep": [{"start", "end",
 "kind", "text"}]}. How the field measures de-identification (i2b2 2014, Philter): a PHI span counts as removed

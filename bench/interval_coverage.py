@@ -1,9 +1,9 @@
 """Coverage of climedbench's 95% intervals, by simulation with known truth (simulated data, not model output).
 
-    python benchmarks/interval_coverage.py [--reps 400] [--seed 0]
-    python benchmarks/interval_coverage.py --paired [--reps 400]   # paired differences of two runs (analyses)
-    python benchmarks/interval_coverage.py --f1 [--reps 400]       # entity-level micro-F1 (ClinicBench NER)
-    python benchmarks/interval_coverage.py --missing [--reps 400]  # with failed requests, not missing at random
+    python bench/interval_coverage.py [--reps 400] [--seed 0]
+    python bench/interval_coverage.py --paired [--reps 400]   # paired differences of two runs (analyses)
+    python bench/interval_coverage.py --f1 [--reps 400]       # entity-level micro-F1 (ClinicBench NER)
+    python bench/interval_coverage.py --missing [--reps 400]  # with failed requests, not missing at random
 
 Each replication draws, for every CliMedBench task, a true score and n items (n from 1 to 200) and simulates
 item scores: accuracies as Bernoulli(p); Kendall's τ (CPR, SSO) as an exact order with probability q, else

@@ -1,6 +1,6 @@
 """Screenshots of the HTML report (docs/img/report.png and docs/img/report-samples.png) in headless Chromium.
 
-    python benchmarks/report_screenshot.py RUN... [--paper] [--analyses DIR] [--lang en|zh] [--out docs/img]
+    python bench/report_screenshot.py RUN... [--paper] [--analyses DIR] [--lang en|zh] [--out docs/img]
 
 Builds `climedbench report RUN... --html` into a temporary folder, opens it from disk in /usr/bin/chromium and saves
 the top of the page (leaderboard and radar) and the sample browser. Chinese text needs a CJK font on the machine

@@ -1,6 +1,6 @@
 """The WTD similarity's dynamic range, raw and rescaled, on the bundled demo WTD items.
 
-    python benchmarks/similarity_floor.py [--run RUN_DIR ...]
+    python bench/similarity_floor.py [--run RUN_DIR ...]
 
 For every demo WTD test item: the score of a copy of its reference, of every other item's reference (another
 case, same kind of text), and of unrelated sentences (below: written for this script, none of them in the

@@ -1,6 +1,6 @@
 """Start-up time of the command line: every `--help` and `list`, best (minimum) wall time of N runs each.
 
-    python benchmarks/cli_startup.py [--runs 7]
+    python bench/cli_startup.py [--runs 7]
 
 Each command runs in a fresh interpreter (`climedbench ...` from the same environment), output discarded; the
 minimum over runs is the figure least disturbed by other load on the machine, the median is printed beside it.

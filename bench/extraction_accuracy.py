@@ -3,21 +3,21 @@ many are SILENT MISREADS (an answer read that is not the expected one, including
 answer is none) and how many are ABSTENTIONS (no answer read where one was expected: an extraction failure, which
 `--extractor judge:MODEL` can re-read). The three add up to 100%.
 
-    python benchmarks/extraction_accuracy.py                          # every set, one table
-    python benchmarks/extraction_accuracy.py --wrong                  # ... and the ids of the development sets' misses
-    python benchmarks/extraction_accuracy.py --blind PATH.jsonl       # another blind set (measure it, never study it)
-    python benchmarks/extraction_accuracy.py --real-responses DIR     # with the 360 real ClinicBench responses
-    python benchmarks/extraction_accuracy.py --real-v12 PATH.jsonl    # with the 491 real responses of set v12
-    python benchmarks/extraction_accuracy.py --write-pins             # rewrite tests/fixtures/extraction_pinned.json
+    python bench/extraction_accuracy.py                          # every set, one table
+    python bench/extraction_accuracy.py --wrong                  # ... and the ids of the development sets' misses
+    python bench/extraction_accuracy.py --blind PATH.jsonl       # another blind set (measure it, never study it)
+    python bench/extraction_accuracy.py --real-responses DIR     # with the 360 real ClinicBench responses
+    python bench/extraction_accuracy.py --real-v12 PATH.jsonl    # with the 491 real responses of set v12
+    python bench/extraction_accuracy.py --write-pins             # rewrite tests/fixtures/extraction_pinned.json
 
-The table has the development sets (the fixtures and benchmarks/data/extraction_real_v11.jsonl), the real ClinicBench
+The table has the development sets (the fixtures and bench/data/extraction_real_v11.jsonl), the real ClinicBench
 responses and set v12 (each a row saying how to add it when its responses are not given: neither is redistributed;
-v12's labels are benchmarks/data/extraction_real_v12_labels.jsonl) and the blind set
-benchmarks/data/extraction_blind_v10.jsonl. The development sets were each blind when first measured, then studied
-while developing the extractor (tests/fixtures/README.md and benchmarks/data/README.md give each one's first, blind
+v12's labels are bench/data/extraction_real_v12_labels.jsonl) and the blind set
+bench/data/extraction_blind_v10.jsonl. The development sets were each blind when first measured, then studied
+while developing the extractor (tests/fixtures/README.md and bench/data/README.md give each one's first, blind
 figure): their current figures are regression checks, not accuracy estimates. The honest estimate for unseen output
 is a blind set's. `--blind` prints figures only, never cases. The real responses
-(benchmarks/data/real_outputs_labels.jsonl) are not redistributed: DIR holds the result CSVs of
+(bench/data/real_outputs_labels.jsonl) are not redistributed: DIR holds the result CSVs of
 github.com/AI-in-Health/ClinicBench at commit b78265a (results/MedQA-USMLE_US.csv, MedMCQA.csv, MMLU-Medicine.csv,
 PubMedQA.csv); each response is checked against its SHA-1 before it is read.
 Fixture lines: {"id": ..., "kind": "single"|"multi"|"order"|"label", "options": "ABCD", "option_texts": {...}|null,
@@ -40,13 +40,13 @@ from climedbench.extractors import extract_label
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
-REAL_LABELS = ROOT / "benchmarks" / "data" / "real_outputs_labels.jsonl"
+REAL_LABELS = ROOT / "bench" / "data" / "real_outputs_labels.jsonl"
 PINS = FIXTURES / "extraction_pinned.json"
-V12_LABELS = ROOT / "benchmarks" / "data" / "extraction_real_v12_labels.jsonl"
-DATA = ROOT / "benchmarks" / "data"
+V12_LABELS = ROOT / "bench" / "data" / "extraction_real_v12_labels.jsonl"
+DATA = ROOT / "bench" / "data"
 BLIND = DATA / "extraction_blind_v10.jsonl"
 # The development sets: the fixtures, then the real responses of extraction_real_v11.jsonl (blind when first measured,
-# studied for issue 19 part 4; its blind figures are in benchmarks/data/README.md).
+# studied for issue 19 part 4; its blind figures are in bench/data/README.md).
 DEVELOPMENT = [FIXTURES / n for n in (
     "extraction_cases.jsonl", "extraction_heldout.jsonl", "extraction_blind.jsonl", "extraction_final.jsonl",
     "extraction_v5.jsonl", "extraction_v6.jsonl", "extraction_v7.jsonl", "extraction_v8.jsonl", "extraction_v9.jsonl",
@@ -134,7 +134,7 @@ def real_cases(results_dir: Path) -> list[dict]:
 
 def v12_cases(path: Path) -> list[dict]:
     """The 491 responses of set v12 (not redistributed: `path` is a copy of real_v12.jsonl), each checked against
-    benchmarks/data/extraction_real_v12_labels.jsonl by id and response SHA-1; the labels file's answers are used."""
+    bench/data/extraction_real_v12_labels.jsonl by id and response SHA-1; the labels file's answers are used."""
     labels = {x["id"]: x for x in load(V12_LABELS)}
     cases = []
     for line_no, case in enumerate(load(path), 1):

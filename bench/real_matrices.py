@@ -1,6 +1,6 @@
 """Build real, public LLM response matrices (the `irt matrix` CSV format) from public repositories.
 
-    python benchmarks/real_matrices.py --mirror DIR --out DIR
+    python bench/real_matrices.py --mirror DIR --out DIR
 
 DIR holds git directories of these public repositories (e.g. from `git clone --bare` or any mirror):
   lamalab-org+irt-on-bench/repo   (MIT)         results/binary_matrix.csv: ChemBench, 22 LLMs x 2,854 questions

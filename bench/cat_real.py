@@ -1,6 +1,6 @@
 """Adaptive tests validated on a real response matrix: held-out models, CAT error vs random sampling.
 
-    python benchmarks/cat_real.py MATRIX.csv [--items-map CSV] [--holdout 0.2] [--seeds N]
+    python bench/cat_real.py MATRIX.csv [--items-map CSV] [--holdout 0.2] [--seeds N]
         [--lengths 50,100,243] [--folds 5] [--draws 20] [--model 3pl] [--json OUT.json]
 
 MATRIX.csv is the `irt matrix` format (examinee id, then one 1/0/empty column per item); `--items-map` is an

@@ -1,6 +1,6 @@
 """Size, build time and load time of the HTML report for a full-size synthetic run set.
 
-    python benchmarks/report_size.py [--items 33735] [--models 3] [--response-scale 1] [--keep DIR]
+    python bench/report_size.py [--items 33735] [--models 3] [--response-scale 1] [--keep DIR]
 
 Simulated data, real code: 33,735 CliMedBench-format test items (the 14 scenarios in proportion to their official
 sizes, scaled to the paper's total) × N models, written as run directories, then `climedbench report RUN... --html`
@@ -47,7 +47,7 @@ from tests.support.browser import chromium  # noqa: E402
 
 TOTAL = 33735
 HAN = re.compile(r"[\u4e00-\u9fff]+")
-DEMO = ROOT / "src" / "climedbench" / "benchmarks" / "climedbench" / "demo"
+DEMO = ROOT / "src" / "climedbench" / "suites" / "climedbench" / "demo"
 
 
 class Words:

@@ -1,7 +1,7 @@
 """Prompt sizes of the ClinicBench demo's long-document datasets with 0, 1, 3 and 5 shots, in the embedded
 model's tokens, against its context (no generation: only the tokenizer runs).
 
-    python benchmarks/clinicbench_prompt_tokens.py [--datasets HospSumm,PatientEdu] [--ctx 8192]
+    python bench/clinicbench_prompt_tokens.py [--datasets HospSumm,PatientEdu] [--ctx 8192]
 
 For every test item of each dataset it builds the messages `climedbench run --shots K` would send and counts
 their tokens with the embedded model's tokenizer (the in-process llama.cpp server's /tokenize), adding

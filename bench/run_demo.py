@@ -1,6 +1,6 @@
 """Time the default demo (`climedbench run` with no arguments) and split it into model and harness time.
 
-    python benchmarks/run_demo.py [--limit N] [--max-tokens N] [--scenarios CODES]
+    python bench/run_demo.py [--limit N] [--max-tokens N] [--scenarios CODES]
 
 Prints wall time, items per second, model load time, time with a model call in flight, and the harness's own
 overhead (the time with no model call in flight: data loading, prompts, extraction, scoring, embeddings,

@@ -1,10 +1,10 @@
 """Benchmark of climedbench's IRT calibration and adaptive test against the targets (PASS/FAIL per target).
 
-    python benchmarks/irt_cat.py           # full size: 33,735 items (several minutes on 2 cores)
-    python benchmarks/irt_cat.py --quick   # 5,000 items: a smoke run; speed targets are for the full size
+    python bench/irt_cat.py           # full size: 33,735 items (several minutes on 2 cores)
+    python bench/irt_cat.py --quick   # 5,000 items: a smoke run; speed targets are for the full size
 
 Simulated data throughout (answers drawn from a known 3PL): this checks the machinery, θ recovery, speed and
-exposure. How well the designs predict full scores on *real* LLM answers is `benchmarks/cat_real.py`.
+exposure. How well the designs predict full scores on *real* LLM answers is `bench/cat_real.py`.
 
 Simulation design (all drawn from one seed): a true bank over CliMedBench's 14 scenarios with the official
 item counts (2639, 6693, ... 807; scaled down with --quick), log a ~ N(0, 0.5), b ~ N(scenario mean, 1) with

@@ -1,6 +1,6 @@
 """The rating app under load, and the agreement statistics' cost.
 
-    python benchmarks/rater_app.py [--cases 200] [--raters 10] [--per-item 2] [--units 1000] [--replicates 2000]
+    python bench/rater_app.py [--cases 200] [--raters 10] [--per-item 2] [--units 1000] [--replicates 2000]
 
 1. A study of --cases WTD cases (two constructed model answers each, 4 aspects) for --raters raters, K per case,
    served by a real `climedbench rate serve` child process over a real SQLite file. Every rater works through

@@ -1,6 +1,6 @@
 """Harness throughput against a local OpenAI-compatible endpoint that answers instantly.
 
-    python benchmarks/harness_throughput.py [--items 3000] [--memory-items 34000]
+    python bench/harness_throughput.py [--items 3000] [--memory-items 34000]
 
 Only the harness is timed: prompts, HTTP client, extraction, scoring, sample log, cache. Prints
 requests per second at concurrency 1, 8 and 64 (targets: >= 500/s at 64), the cache's hit-path cost

@@ -1,6 +1,6 @@
 """How close the harness gets to llama.cpp's own throughput for the embedded model on this machine.
 
-    python benchmarks/llama_limit.py [--threads 1,2] [--parallel 1,2,4,8] [--replicas 2] [--pp 512] [--tg 64]
+    python bench/llama_limit.py [--threads 1,2] [--parallel 1,2,4,8] [--replicas 2] [--pp 512] [--tg 64]
                                      [--tg-context 480] [--demo | --no-demo] [--demo-threads T]
                                      [--demo-replicas N] [--model PATH]
 
@@ -12,7 +12,7 @@ In one process:
    (several one-thread copies of the model, one request each at a time).
 2. The harness: `climedbench run` on the default demo (28 items) with its default settings (one one-thread
    model copy per core, see models/llamacpp.py), its wall time (model loaded beforehand, as in
-   benchmarks/run_demo.py) and its prompt and completion tokens; `--demo-replicas/--demo-threads` change them.
+   bench/run_demo.py) and its prompt and completion tokens; `--demo-replicas/--demo-threads` change them.
 3. The ratio: the time llama.cpp's best measured rates would need for the demo's token mix
    (prompt tokens / best pp rate + completion tokens / best tg rate) over the demo's wall time.
    Target: >= 0.90.

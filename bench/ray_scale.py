@@ -1,6 +1,6 @@
 """Distributed evaluation at scale: the Ray executor against several endpoints that are the bottleneck.
 
-    python benchmarks/ray_scale.py [--items 34000] [--baseline-items 6000] [--endpoints 4] [--workers 2]
+    python bench/ray_scale.py [--items 34000] [--baseline-items 6000] [--endpoints 4] [--workers 2]
         [--latency 0.05] [--slots 4]
 
 Every endpoint is an instant OpenAI-compatible server (tests/support/instant_server.py) that answers each chat

@@ -1,6 +1,6 @@
 """Loading time of one big JSON array against the same records as JSON lines (issue 20).
 
-    python benchmarks/json_load.py [--sizes 10 50] [--runs 1]
+    python bench/json_load.py [--sizes 10 50] [--runs 1]
 
 For each size (MB) it writes synthetic BKT items (tests/support/synthetic.py) into a temporary folder twice:
 as JSON lines, and as one pretty-printed JSON array (indent 1, so a record spans several lines and its start
