@@ -22,7 +22,8 @@ sys.path.insert(0, str(ROOT))
 from climedbench.cache import ResponseCache, request_key  # noqa: E402
 from climedbench.models.base import Completion, GenParams  # noqa: E402
 from climedbench.models.registry import ModelOptions  # noqa: E402
-from climedbench.runner import RunOptions, plan_run, run_plan  # noqa: E402
+from climedbench.run.driver import run_plan  # noqa: E402
+from climedbench.run.plan import RunOptions, plan_run  # noqa: E402
 from tests.support.instant_server import instant_server  # noqa: E402
 from tests.support.synthetic import bkt_items as make_items  # noqa: E402
 from tests.support.synthetic import rss_mb  # noqa: E402

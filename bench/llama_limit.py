@@ -119,7 +119,8 @@ def measure(path: str, threads: int, parallel: int, replicas: int, pp: int, tg: 
 async def demo_run(threads: int | None, replicas: int | None) -> tuple[float, int, int, int]:
     """The default demo's run through the harness: (wall seconds without model load, items, prompt, completion)."""
     from climedbench.models.registry import ModelOptions, open_backend
-    from climedbench.runner import RunOptions, plan_run, run_plan
+    from climedbench.run.driver import run_plan
+    from climedbench.run.plan import RunOptions, plan_run
 
     with tempfile.TemporaryDirectory() as tmp:
         opts = RunOptions(out=str(Path(tmp) / "run"), no_cache=True)

@@ -49,7 +49,8 @@ from climedbench.executors import ExecutorOptions, make_executor  # noqa: E402
 from climedbench.executors.ray_driver import RayExecutor  # noqa: E402
 from climedbench.models.endpoints import EndpointSpec  # noqa: E402
 from climedbench.models.registry import ModelOptions  # noqa: E402
-from climedbench.runner import RunOptions, plan_run, run_plan  # noqa: E402
+from climedbench.run.driver import run_plan  # noqa: E402
+from climedbench.run.plan import RunOptions, plan_run  # noqa: E402
 from tests.support.instant_server import get_stats, instant_server  # noqa: E402
 from tests.support.synthetic import bkt_items as make_items  # noqa: E402
 from tests.support.synthetic import rss_mb  # noqa: E402

@@ -18,7 +18,8 @@ import time
 from pathlib import Path
 
 from climedbench.models.registry import ModelOptions, open_backend
-from climedbench.runner import RunOptions, plan_run, run_plan
+from climedbench.run.driver import run_plan
+from climedbench.run.plan import RunOptions, plan_run
 
 
 class TimedBackend:

@@ -23,7 +23,7 @@ import pytest
 from climedbench.cache import ResponseCache, request_key
 from climedbench.models.base import Completion, GenParams
 from climedbench.models.openai_compat import OpenAIBackend
-from climedbench.runner import RunOptions, plan_run
+from climedbench.run.plan import RunOptions, plan_run
 from tests.support.cli import run_cli as cli
 from tests.support.fault_proxy import configure_proxy, fault_proxy, proxy_stats
 from tests.support.instant_server import answer_letter, get_stats, instant_server, reset_stats
@@ -225,7 +225,7 @@ def test_cache_commands(tmp_path):
 
 def test_interrupted_asyncio_run_keeps_finished_work(tmp_path):
     """In-process: cancelling a run mid-way (Ctrl-C) leaves finished samples and cache entries usable."""
-    from climedbench.runner import run_plan
+    from climedbench.run.driver import run_plan
 
     data = make_items(tmp_path / "items.jsonl", 300)
     with instant_server(model="instant-test") as url:

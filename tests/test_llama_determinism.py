@@ -18,7 +18,7 @@ from climedbench.cache import request_key
 from climedbench.models import default_model
 from climedbench.models.base import GenParams, Message
 from climedbench.models.llamacpp import LlamaCppBackend
-from climedbench.runner import RunOptions, plan_run
+from climedbench.run.plan import RunOptions, plan_run
 
 pytestmark = pytest.mark.model
 

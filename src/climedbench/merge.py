@@ -24,8 +24,9 @@ from climedbench.errors import ConfigError, DataError
 from climedbench.limits import Prices
 from climedbench.reaggregate import PLAN_KEYS
 from climedbench.rescore import suite_of_run
+from climedbench.run.accounting import finish_endpoint_stats
+from climedbench.run.plan import plan_sha256
 from climedbench.rundir import LOCK_FILE, RunDir, Summary, parse_sample, summarize, write_json_atomic
-from climedbench.runner import finish_endpoint_stats, plan_sha256
 
 
 def _shards(dirs: list[Path]) -> tuple[list[tuple[Path, RunSpec]], RunSpec]:

@@ -106,7 +106,8 @@ async def _judge(samples: list[Sample], items: dict[str, Item], suite: Suite, sc
     from climedbench.judge import judge_samples
     from climedbench.limits import Budget, Prices, RateLimiter
     from climedbench.models.registry import ModelOptions, open_backend
-    from climedbench.runner import Engine, RunOptions, RunStats, open_cache
+    from climedbench.run.engine import Engine, RunStats, open_cache
+    from climedbench.run.plan import RunOptions
 
     backend = await open_backend(spec, ModelOptions(base_url=base_url))
     cache = open_cache(RunOptions(cache=cache_path))

@@ -17,7 +17,8 @@ from climedbench.errors import ConfigError, DataError, ModelError
 from climedbench.models.endpoints import EndpointSpec, load_endpoints
 from climedbench.models.pool import PooledBackend
 from climedbench.models.registry import ModelOptions
-from climedbench.runner import RunOptions, plan_run, run_plan
+from climedbench.run.driver import run_plan
+from climedbench.run.plan import RunOptions, plan_run
 from tests.distributed.conftest import cli, samples
 from tests.support.fault_proxy import fault_proxy, proxy_stats
 from tests.support.instant_server import answer_letter, get_stats, instant_server

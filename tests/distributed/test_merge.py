@@ -12,7 +12,8 @@ import pytest
 from climedbench.errors import ConfigError, DataError
 from climedbench.merge import merge_shards
 from climedbench.models.registry import ModelOptions
-from climedbench.runner import RunOptions, plan_run, run_plan
+from climedbench.run.driver import run_plan
+from climedbench.run.plan import RunOptions, plan_run
 from tests.distributed.conftest import cli, comparable, figures, samples
 from tests.support.instant_server import get_stats, instant_server
 from tests.support.synthetic import short_items as make_items

@@ -27,7 +27,8 @@ from climedbench.executors import ExecutorOptions
 from climedbench.executors.ray_driver import RayExecutor
 from climedbench.models.openai_compat import OpenAIBackend
 from climedbench.models.registry import ModelOptions
-from climedbench.runner import RunOptions, plan_run, run_plan
+from climedbench.run.driver import run_plan
+from climedbench.run.plan import RunOptions, plan_run
 from tests.distributed.conftest import cli, comparable, figures, samples, shard_worker_pids, wait_until_gone
 from tests.support.instant_server import answer_letter, get_stats, instant_server
 from tests.support.synthetic import short_items as make_items

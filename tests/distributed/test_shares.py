@@ -11,7 +11,7 @@ from climedbench.executors import ExecutorOptions
 from climedbench.executors.ray_driver import shard_size, worker_options
 from climedbench.models.endpoints import EndpointSpec
 from climedbench.models.registry import ModelOptions
-from climedbench.runner import shard_bounds
+from climedbench.run.plan import shard_bounds
 
 
 def test_limits_are_split_evenly_rounded_down_and_never_below_one():

@@ -56,7 +56,8 @@ def run_through(app: Any, data: Path, out: Path, suite: str | None = None, log_p
     """One run through the real runner and HTTP client against `app` (an InstantApp) served on 127.0.0.1 in this
     process, in a thread of its own (Playwright's sync API may already run an event loop in this one)."""
     from climedbench.models.registry import ModelOptions
-    from climedbench.runner import RunOptions, plan_run, run_plan
+    from climedbench.run.driver import run_plan
+    from climedbench.run.plan import RunOptions, plan_run
     from tests.support.instant_server import start
 
     async def run() -> None:

@@ -150,7 +150,7 @@ def test_rank_intervals_follow_the_overall_scores(opened, runs):
 
 
 def test_sample_browser_shows_the_response_the_model_gave_for_an_item(opened, runs):
-    from climedbench.runner import RunOptions, plan_run
+    from climedbench.run.plan import RunOptions, plan_run
     from tests.support.instant_server import answer_letter
 
     page = opened.page

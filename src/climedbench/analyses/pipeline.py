@@ -64,7 +64,7 @@ async def run_pipeline(opts: PipelineOptions, say: Callable[[str], None] | None 
     """Make the runs, then write every analysis and index.json into opts.out; returns the index."""
     from climedbench.models.registry import open_backend
     from climedbench.perturb.text import KINDS
-    from climedbench.runner import DEMO_LIMIT, DEMO_MAX_TOKENS
+    from climedbench.run.plan import DEMO_LIMIT, DEMO_MAX_TOKENS
 
     say = say or (lambda _msg: None)
     suite = load_suite(opts.suite)
@@ -123,7 +123,8 @@ async def run_pipeline(opts: PipelineOptions, say: Callable[[str], None] | None 
 
 async def _run(opts: PipelineOptions, backend: Any, executor: Executor, data: str | None, tasks: list[str],
                out: Path, *, limit: int, max_tokens: int | None, cot: bool, shots: int = 0) -> Path:
-    from climedbench.runner import RunOptions, plan_run, run_plan
+    from climedbench.run.driver import run_plan
+    from climedbench.run.plan import RunOptions, plan_run
 
     ro = RunOptions(data=data, suite=opts.suite, model=opts.model, model_options=opts.model_options, tasks=tasks,
                     limit=limit, seed=opts.seed, cot=cot, shots=shots, max_tokens=max_tokens, out=str(out))

@@ -29,9 +29,10 @@ from climedbench.limits import Budget, Prices, RateLimiter
 from climedbench.models.base import GenParams
 from climedbench.models.registry import ModelOptions, open_backend
 from climedbench.prompts import PromptSettings
+from climedbench.run.engine import Engine, RunStats, make_sample, open_cache
+from climedbench.run.plan import Request, RunOptions, default_out_dir
 from climedbench.runcheck import checked_results
 from climedbench.rundir import RunDir, SampleStore, write_json_atomic
-from climedbench.runner import Engine, Request, RunOptions, RunStats, default_out_dir, make_sample, open_cache
 from climedbench.scoring import Scorer
 
 CAT_IDENTITY = ("bank_sha256", "data", "model", "seed", "cat", "generation")

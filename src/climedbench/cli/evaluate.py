@@ -154,7 +154,7 @@ def run(
     failed (figures are on the answered items, marked incomplete; re-run the same command to retry them); 6 the
     run directory is in use by another process."""
     from climedbench.models.registry import ModelOptions
-    from climedbench.runner import RunOptions, plan_run
+    from climedbench.run.plan import RunOptions, plan_run
 
     if mc_mode not in ("generate", "logprob"):
         raise ConfigError(f"--mc-mode must be 'generate' or 'logprob', not {mc_mode!r}")
@@ -194,7 +194,7 @@ def _run(plan: Any, opts: Any, exec_opts: Any, model: str, quiet: bool, json_out
          allow_incomplete: bool) -> None:
     from climedbench.executors import make_executor
     from climedbench.report.tables import print_table, run_table
-    from climedbench.runner import run_plan
+    from climedbench.run.driver import run_plan
 
     if plan.report.problems:
         err.print(f"[yellow]skipping {len(plan.report.problems)} invalid record(s) (--skip-invalid); "

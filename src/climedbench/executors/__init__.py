@@ -2,7 +2,7 @@
 
 An executor opens a session for a plan; the session gives the model's fingerprint, then answers the items it is
 handed and passes every finished sample back to the run, which writes it to the run directory. Both executors
-answer an item through the same code path (`runner.answer_item`: cache → budget → rate limit → backend →
+answer an item through the same code path (`run.engine.answer_item`: cache → budget → rate limit → backend →
 extraction and score), so a plan gives the same samples and the same results wherever it runs.
 """
 
@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from climedbench.core.types import EndpointStats, Sample
     from climedbench.limits import Budget
     from climedbench.models.base import Backend
-    from climedbench.runner import Plan, Request, RunStats
+    from climedbench.run.engine import RunStats
+    from climedbench.run.plan import Plan, Request
     from climedbench.scoring import Scorer
 
 ExecutorKind = Literal["local", "ray"]

