@@ -43,6 +43,13 @@ def deid(
     workers: Annotated[int, typer.Option(min=0, help="Processes (0: the number of cores).")] = 0,
     ner: Annotated[bool, typer.Option(help="Also take English person names from spaCy's statistical NER (slower; "
                                            "--no-ner: the rule detectors alone).")] = True,
+    model: Annotated[str | None, typer.Option(help="Also ask a language model for PHI (a second detector: its spans "
+                                                  "are added to the rules', never trusted alone): 'default' (the "
+                                                  "embedded model), gguf:PATH or openai:NAME with --base-url. Notes "
+                                                  "go only to a model on this machine unless --allow-remote.")] = None,
+    base_url: Annotated[str | None, typer.Option(help="Server URL for --model openai:NAME.")] = None,
+    allow_remote: Annotated[bool, typer.Option(help="Allow --model to be a server off this machine (the notes, "
+                                                    "with their PHI, are sent to it).")] = False,
     demo: Annotated[bool, typer.Option(help="De-identify the bundled synthetic notes and show before/after.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
@@ -57,6 +64,7 @@ def deid(
       climedbench deid --demo
       climedbench deid notes/ --out notes-deid/ --review
       climedbench deid export.csv --out deid/ --text-column 病程记录 --id-column 病案号 --patient-column 患者ID
+      climedbench deid notes/ --out notes-deid/ --model openai:qwen2.5-7b --base-url http://127.0.0.1:8000/v1
     """
     import importlib.util
 
@@ -82,6 +90,13 @@ def deid(
         patient_column = patient_column or "patient_id"
     if source is None or out_dir is None:
         raise typer.BadParameter("give the notes and --out (or --demo)")
+    model_pass = None
+    if model is not None:
+        from climedbench.deid.model_pass import ModelPass, check_local
+        from climedbench.models.registry import ModelOptions
+
+        check_local(model, base_url, allow_remote)
+        model_pass = ModelPass(model, ModelOptions(base_url=base_url), allow=frozenset(load_config(config).allow))
     source = source.expanduser()
     out_dir = out_dir.expanduser()
     if out_dir.exists() and any(out_dir.iterdir()):
@@ -103,7 +118,8 @@ def deid(
         opts.keep_columns = ("kind",)
     out_dir.mkdir(parents=True, exist_ok=True)
     run = DeidRun(source, out_dir, salt, mode=mode, language=lang, config=load_config(config),  # type: ignore[arg-type]
-                  options=opts, review=review, workers=workers or (os.cpu_count() or 1), ner=ner)
+                  options=opts, review=review, workers=workers or (os.cpu_count() or 1), ner=ner,
+                  model=model_pass)
     report = run.run()
     if json_out:
         print_json(report)

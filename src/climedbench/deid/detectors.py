@@ -217,7 +217,7 @@ def zh_names_jieba(text: str) -> list[Span]:
             continue
         # A dictionary word (甘露醇, 金刚 of 美金刚, 朱砂) is not taken on jieba's tag alone: names found this way are
         # the ones its HMM pieced together.
-        if _jieba_words().get(word, 0) > 0:
+        if _jieba_words().get(word, 0) > 0 or word in lexicon.ZH_CLINICAL_NOT_NAMES:
             continue
         if word[-1] in "性症征病炎瘤癌菌氏型素酶科区院室部" or _not_a_name(text, start, start + len(word), sl, strong=True):
             continue

@@ -175,3 +175,7 @@ def china_places() -> tuple[frozenset[str], frozenset[str]]:
                     lower.add(county["_full_name"])
     lower.discard("城区")
     return frozenset(provinces), frozenset(lower)
+
+# Clinical words absent from jieba's dictionary that its HMM tags as person names (查体 "physical examination" at a
+# line's start reads as surname 查 + given name 体); never names on jieba's tag alone.
+ZH_CLINICAL_NOT_NAMES = frozenset(("查体", "专科查体", "谷丙", "谷草", "甘精", "罗格", "孟鲁司", "贝那", "白蛋白"))

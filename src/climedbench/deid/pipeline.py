@@ -12,13 +12,15 @@ import hashlib
 import json
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from climedbench.deid.detectors import Span
-from climedbench.deid.engine import Analyzer, DeidConfig, detect_language
+from climedbench.deid.engine import Analyzer, DeidConfig, detect_language, merge
+from climedbench.deid.model_pass import ModelPass
 from climedbench.deid.notes import Note, Options, Record, find_files, iter_notes, read_file, write_file
 from climedbench.deid.surrogates import Mode, Replacer
 from climedbench.errors import ConfigError
@@ -49,14 +51,17 @@ def _anonymizer() -> Any:
     return AnonymizerEngine()
 
 
-def deidentify_text(text: str, patient: str, analyzer: Analyzer, replacer: Replacer, language: str = "auto"
-                    ) -> tuple[str, str, list[Span], list[tuple[int, int, str, str]]]:
-    """(de-identified text, language, spans found in the input, replaced spans in the output)."""
+def deidentify_text(text: str, patient: str, analyzer: Analyzer, replacer: Replacer, language: str = "auto",
+                    extra: Sequence[Span] = ()) -> tuple[str, str, list[Span], list[tuple[int, int, str, str]]]:
+    """(de-identified text, language, spans found in the input, replaced spans in the output). `extra`: spans another
+    detector (the model pass) found, united with the rules' spans."""
     from presidio_analyzer import RecognizerResult
     from presidio_anonymizer.entities import OperatorConfig
 
     lang = detect_language(text) if language == "auto" else language
     spans = analyzer.analyze(text, lang)
+    if extra:
+        spans = merge(spans + list(extra))
     if not spans:
         return text, lang, spans, []
     # Presidio's anonymizer applies one custom operator per type; spans were merged, so none overlap.
@@ -95,18 +100,21 @@ class DeidRun:
     review: bool = False
     workers: int = 1
     ner: bool = True
+    model: ModelPass | None = None  # a second detector whose spans are added to the rules' (never trusted alone)
 
     def run(self, progress: Any = None) -> dict[str, Any]:
         started = time.perf_counter()
         root = self.input if self.input.is_dir() else self.input.parent
         files = find_files(self.input)
         loaded = []
-        work: list[tuple[str, str]] = []
+        work: list[tuple[str, str, Any]] = []
         for path in files:
             rel = str(path.relative_to(root))
             kind, records = read_file(path, rel, self.options)
             loaded.append((rel, kind, records))
-            work += [(note.text, note.patient) for _, _, note in iter_notes(records)]
+            work += [(note.text, note.patient, ()) for _, _, note in iter_notes(records)]
+        if self.model is not None:
+            work = self._model_pass(work)
         answers = self._answer_all(work, progress)
         replacer = Replacer(self.salt, self.mode)
         analyzer = None
@@ -144,6 +152,7 @@ class DeidRun:
         report = self._report(results, withheld, replacer, time.perf_counter() - started, len(files), written)
         (self.out / REPORT).write_text(json.dumps(report, ensure_ascii=False, indent=1), encoding="utf-8")
         manifest = {"deidentified_by": "climedbench deid", "mode": self.mode, "config": self.config.digest,
+                    "model_pass": self.model.spec if self.model else None,
                     "notes": len(results), "withheld": len(withheld), "report": REPORT}
         (self.out / MANIFEST).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
         if self.review:
@@ -152,7 +161,18 @@ class DeidRun:
             write_review(self.out / REVIEW, results, replacer)
         return report
 
-    def _answer_all(self, work: list[tuple[str, str]], progress: Any) -> list[Any]:
+    def _model_pass(self, work: list[tuple[str, str, Any]]) -> list[tuple[str, str, Any]]:
+        """Each note with the spans the model found (or the reason its model pass failed, which withholds it)."""
+        import asyncio
+
+        from climedbench.deid.model_pass import model_spans
+
+        assert self.model is not None
+        notes = [(text, detect_language(text) if self.language == "auto" else self.language) for text, _, _ in work]
+        found = asyncio.run(model_spans(self.model, notes))
+        return [(text, patient, extra) for (text, patient, _), extra in zip(work, found, strict=True)]
+
+    def _answer_all(self, work: list[tuple[str, str, Any]], progress: Any) -> list[Any]:
         """Each note's (text, language, spans, replaced), or the name of the error that withheld it; in order.
         With several workers the notes are spread over processes, each with its own analyzer."""
         setup = (self.config, self.salt, self.mode, self.ner, self.language)
@@ -234,10 +254,12 @@ def _init_worker(config: DeidConfig, salt: bytes, mode: Mode, ner: bool, languag
     _WORKER.update(analyzer=Analyzer(config, ner=ner), replacer=Replacer(salt, mode), language=language)
 
 
-def _deid_one(item: tuple[str, str]) -> Any:
-    text, patient = item
+def _deid_one(item: tuple[str, str, Any]) -> Any:
+    text, patient, extra = item
+    if isinstance(extra, str):  # the model pass failed on this note: withheld, like any detector's failure
+        return extra
     try:
-        return deidentify_text(text, patient, _WORKER["analyzer"], _WORKER["replacer"], _WORKER["language"])
+        return deidentify_text(text, patient, _WORKER["analyzer"], _WORKER["replacer"], _WORKER["language"], extra)
     except Exception as e:  # the caller withholds the note; the message could quote the note, so only the type
         return type(e).__name__
 
