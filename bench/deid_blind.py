@@ -2,6 +2,7 @@
 Presidio's out-of-the-box English analyzer side by side on the English notes.
 
     python bench/deid_blind.py bench/data/deid_blind_v1.jsonl [--no-presidio]
+    python bench/deid_blind.py CORPUS --model default [--limit 40]   # with the model pass (a second detector)
 
 Corpus lines: {"id", "lang", "patient", "text", "phi": [{"start", "end", "type", "text"}], "keep": [{"start", "end",
 "kind", "text"}]}. How the field measures de-identification (i2b2 2014, Philter): a PHI span counts as removed
@@ -63,6 +64,27 @@ def climed_detector(ner: bool = True) -> Any:
     return lambda text, lang: [(s.start, s.end) for s in analyzer.analyze(text, lang)]
 
 
+def with_model(rules: Any, notes: list[dict[str, Any]], spec: str, base_url: str | None) -> Any:
+    """The rules' spans united with the model pass's (asked once for every note, up front, as `deid --model` does)."""
+    import asyncio
+
+    from climedbench.deid.model_pass import ModelPass, model_spans
+    from climedbench.models.registry import ModelOptions
+
+    started = time.perf_counter()
+    found = asyncio.run(model_spans(ModelPass(spec, ModelOptions(base_url=base_url)),
+                                    [(n["text"], n["lang"]) for n in notes]))
+    print(f"model pass: {len(notes)} notes in {time.perf_counter() - started:.0f} s", flush=True)
+    extra = {n["text"]: f for n, f in zip(notes, found, strict=True)}
+
+    def detect(text: str, lang: str) -> list[tuple[int, int]]:
+        spans = extra[text]
+        assert isinstance(spans, list), spans  # a failed request: no figure from this run
+        return rules(text, lang) + [(s.start, s.end) for s in spans]
+
+    return detect
+
+
 def presidio_default() -> Any:
     """Presidio's AnalyzerEngine with its default recognizers and the packaged English spaCy pipeline."""
     import logging
@@ -83,13 +105,24 @@ def main() -> None:
     ap.add_argument("corpus", type=Path)
     ap.add_argument("--no-presidio", action="store_true", help="Skip the Presidio baseline.")
     ap.add_argument("--no-ner", action="store_true", help="climedbench without spaCy's statistical NER.")
+    ap.add_argument("--model", help="Also run the model pass with this --model spec (e.g. default).")
+    ap.add_argument("--base-url", help="Server URL for --model openai:NAME.")
+    ap.add_argument("--limit", type=int, default=0, help="Only the first N notes of each language.")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     notes = [json.loads(x) for x in a.corpus.read_text("utf-8").splitlines() if x.strip()]
+    if a.limit:
+        notes = [n for lang in sorted({m["lang"] for m in notes})
+                 for n in [m for m in notes if m["lang"] == lang][:a.limit]]
     langs = Counter(n["lang"] for n in notes)
     mine = climed_detector(ner=not a.no_ner)
     results = {"climedbench": {lang: score([n for n in notes if n["lang"] == lang], mine) for lang in sorted(langs)}}
     results["climedbench"]["all"] = score(notes, mine)
+    if a.model:
+        both = with_model(mine, notes, a.model, a.base_url)
+        results[f"climedbench + model pass ({a.model})"] = {
+            **{lang: score([n for n in notes if n["lang"] == lang], both) for lang in sorted(langs)},
+            "all": score(notes, both)}
     if not a.no_presidio:
         results["presidio (defaults, English)"] = {"en": score([n for n in notes if n["lang"] == "en"],
                                                                presidio_default())}
