@@ -25,6 +25,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from types import ModuleType
 
+from climedbench.core.registry import FILE_MODULE_PREFIX, DuplicateName
 from climedbench.errors import ConfigError
 
 GROUP = "climedbench.plugins"
@@ -81,8 +82,6 @@ def _module_home(name: str) -> Path | None:
 
 def _guarded(label: str, home: Path | None, run: object) -> ModuleType:
     """Import by calling `run`; any failure becomes one PluginError line (a name registered twice passes as is)."""
-    from climedbench.core.registry import DuplicateName
-
     try:
         return run()  # type: ignore[operator,no-any-return]
     except (DuplicateName, PluginError):
@@ -113,7 +112,7 @@ def import_file(path: Path, label: str | None = None) -> ModuleType:
     if not path.is_file():
         raise PluginError(f"plug-in {label or path}: no such file {path}")
     digest = hashlib.sha256(str(path).encode()).hexdigest()[:10]
-    name = f"climedbench_plugin_{_identifier(path.stem)}_{digest}"
+    name = f"{FILE_MODULE_PREFIX}{_identifier(path.stem)}_{digest}"
 
     def run() -> ModuleType:
         spec = importlib.util.spec_from_file_location(name, path)

@@ -33,8 +33,13 @@ class DuplicateName(ConfigError):
     """Two implementations registered under one name."""
 
 
+# The module name a plug-in file (not an installed module) is imported under: its file says more than the name.
+FILE_MODULE_PREFIX = "climedbench_plugin_"
+
+
 def origin(obj: object) -> str:
-    """Where an implementation was defined: 'module (file:line)' of its function or class."""
+    """Where an implementation was defined: 'module (file:line)' of its function or class ('file:line' for a
+    plug-in file)."""
     target = inspect.unwrap(obj)  # type: ignore[arg-type]  # a plug-in's adapter keeps the user's code in __wrapped__
     if not (inspect.isfunction(target) or inspect.isclass(target) or inspect.ismethod(target)):
         target = type(target)
@@ -44,7 +49,7 @@ def origin(obj: object) -> str:
         line = inspect.getsourcelines(target)[1]  # type: ignore[arg-type]
     except (OSError, TypeError):
         return str(module)
-    return f"{module} ({file}:{line})"
+    return f"{file}:{line}" if str(module).startswith(FILE_MODULE_PREFIX) else f"{module} ({file}:{line})"
 
 
 class Registry(Generic[T]):
