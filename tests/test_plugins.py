@@ -324,3 +324,19 @@ def test_an_unknown_name_lists_the_plugins_names_too(tmp_path):
                                      "irt matrix", "cat", "cat compare"])
 def test_commands_that_load_suites_take_include_path(command):
     assert "--include-path DIR" in cli(*command.split(), "--help").stdout
+
+
+def test_a_pickled_suite_imports_its_plugins_where_it_is_unpickled(tmp_path):
+    """What a Ray worker receives: the suite object, not its file; unpickling it imports the suite's plug-ins."""
+    import pickle
+
+    (tmp_path / "dose.py").write_text(MODULE.read_text("utf-8"), "utf-8")
+    suite = suite_with(tmp_path, plugins=["dose.py"])
+    code = ("import pickle, sys\nfrom climedbench.core.suite import load_suite\n"
+            f"sys.stdout.buffer.write(pickle.dumps(load_suite({str(suite)!r})))")
+    blob = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True).stdout
+    read = ("import pickle, sys\nsuite = pickle.loads(sys.stdin.buffer.read())\n"
+            "from climedbench.core.registry import METRICS\nprint(suite.tasks[0].metric in METRICS.names())")
+    out = subprocess.run([sys.executable, "-c", read], input=blob, capture_output=True, check=True).stdout
+    assert out.strip() == b"True"
+    assert pickle.loads(blob).plugins == ["dose.py"]

@@ -144,13 +144,40 @@ def load_installed() -> None:
     if _installed_loaded:
         return
     _installed_loaded = True
+    if _declared():
+        _load_entry_points()
+    include(env_dirs(), "$" + ENV)
+
+
+def _declared() -> bool:
+    """Whether any distribution on sys.path declares an entry point of the group: a scan of the entry_points.txt
+    files (~15 ms for 171 distributions) spares importlib.metadata's (~200 ms) when none does (both measured on a
+    loaded 2-core machine with the project's venv)."""
+    marker = f"[{GROUP}]".encode()
+    for folder in sys.path:
+        try:
+            entries = os.scandir(folder or ".")
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
+                if entry.name.endswith((".dist-info", ".egg-info")):
+                    try:
+                        with open(os.path.join(entry.path, "entry_points.txt"), "rb") as fh:
+                            if marker in fh.read():
+                                return True
+                    except OSError:
+                        continue
+    return False
+
+
+def _load_entry_points() -> None:
     from importlib.metadata import entry_points
 
     for ep in sorted(entry_points(group=GROUP), key=lambda e: e.name):
         dist = f" of {ep.dist.name} {ep.dist.version}" if ep.dist is not None else ""
         module = ep.value.split(":", 1)[0].strip()
         import_module(module, f"{ep.name!r} (entry point {ep.value!r}{dist})")
-    include(env_dirs())
 
 
 # -- include folders ------------------------------------------------------------------------------------------------

@@ -253,6 +253,14 @@ class Suite(BaseModel):
             raise ValueError("overall: mean_of_groups needs 'overall_level', one of the levels")
         return self
 
+    def __setstate__(self, state: dict[Any, Any]) -> None:
+        """An unpickled copy (a Ray worker's) imports the suite's plug-ins too, as loading the file does."""
+        super().__setstate__(state)
+        if self.plugins:
+            from climedbench.core.plugins import load_suite_plugins
+
+            load_suite_plugins(self.plugins, self.root, self.source or self.suite)
+
     # -- lookup -------------------------------------------------------------------------------
 
     def lookup(self, code: str) -> Task | None:
