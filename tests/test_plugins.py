@@ -321,7 +321,7 @@ def test_an_unknown_name_lists_the_plugins_names_too(tmp_path):
 
 @pytest.mark.parametrize("command", ["run", "score", "validate", "list", "report", "audit-items", "leaderboard",
                                      "aggregate", "perturb", "nota", "mps", "analyze compare", "analyze all",
-                                     "irt matrix", "cat", "cat compare"])
+                                     "irt matrix", "cat", "cat compare", "rate create"])
 def test_commands_that_load_suites_take_include_path(command):
     assert "--include-path DIR" in cli(*command.split(), "--help").stdout
 
@@ -340,3 +340,48 @@ def test_a_pickled_suite_imports_its_plugins_where_it_is_unpickled(tmp_path):
     out = subprocess.run([sys.executable, "-c", read], input=blob, capture_output=True, check=True).stdout
     assert out.strip() == b"True"
     assert pickle.loads(blob).plugins == ["dose.py"]
+
+
+CLASS_PLUGIN = '''\
+from climedbench.data.loaders import RecordsLoader
+from climedbench.metrics.aggregations import Mean
+from climedbench.metrics.item import ItemScore, Metric
+from climedbench.plugin import aggregation, loader, metric
+
+
+@metric("letter_match")
+class LetterMatch(Metric):
+    label, binary = "Letter", True
+    answers = frozenset({"single"})
+
+    def score(self, item, extracted, task, ctx):
+        return ItemScore(float(extracted == item.answer))
+
+
+@loader("records_again")
+class RecordsAgain(RecordsLoader):
+    pass
+
+
+@aggregation("mean_again")
+class MeanAgain(Mean):
+    pass
+'''
+
+
+def test_plugin_classes_register_with_their_own_attributes(tmp_path):
+    folder = tmp_path / "classes"
+    folder.mkdir()
+    (folder / "classes.py").write_text(CLASS_PLUGIN, "utf-8")
+    regs = json.loads(cli("list", "--registries", "--json", "--include-path", str(folder)).stdout)
+    assert ("letter_match" in regs["metrics"] and "records_again" in regs["loaders"]
+            and "mean_again" in regs["aggregations"])
+    # The class's `answers` is what the suite check reads: a text task cannot use this metric.
+    raw = yaml.safe_load(SUITE.read_text("utf-8"))
+    raw["tasks"][0].update(metric="letter_match", loader="records_again", aggregation="mean_again")
+    raw["tasks"][0].pop("metric_options")
+    (folder / "letters.yaml").write_text(yaml.safe_dump(raw, sort_keys=False), "utf-8")
+    proc = cli("validate", "--include-path", str(folder), "--suite", "letters", str(DATA), check=False)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == (f"error: {folder / 'letters.yaml'}: task {TASK}: metric 'letter_match' cannot "
+                                   "score answer kind 'text' (it scores single answers)")

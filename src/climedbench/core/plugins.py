@@ -21,7 +21,7 @@ import importlib.util
 import os
 import sys
 import traceback
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import ModuleType
 
@@ -49,9 +49,11 @@ def _failure(e: BaseException, home: Path | None) -> str:
         return f"{e.filename}, line {e.lineno}: SyntaxError: {e.msg}"
     frames = [f for f in traceback.extract_tb(e.__traceback__) if not _machinery(f.filename)]
     inside = [f for f in frames if home is not None and _under(Path(f.filename), home)]
-    frame = (inside or frames or [None])[-1]
     what = f"{type(e).__name__}: {e}"
-    return f"{frame.filename}, line {frame.lineno}: {what}" if frame is not None else what
+    if not (inside or frames):
+        return what
+    frame = (inside or frames)[-1]
+    return f"{frame.filename}, line {frame.lineno}: {what}"
 
 
 def _machinery(filename: str) -> bool:
@@ -80,10 +82,10 @@ def _module_home(name: str) -> Path | None:
     return origin.parent if origin.name == "__init__.py" else origin
 
 
-def _guarded(label: str, home: Path | None, run: object) -> ModuleType:
+def _guarded(label: str, home: Path | None, run: Callable[[], ModuleType]) -> ModuleType:
     """Import by calling `run`; any failure becomes one PluginError line (a name registered twice passes as is)."""
     try:
-        return run()  # type: ignore[operator,no-any-return]
+        return run()
     except (DuplicateName, PluginError):
         raise
     except BaseException as e:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib
 import inspect
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from climedbench.errors import ConfigError
 
@@ -40,13 +40,13 @@ FILE_MODULE_PREFIX = "climedbench_plugin_"
 def origin(obj: object) -> str:
     """Where an implementation was defined: 'module (file:line)' of its function or class ('file:line' for a
     plug-in file)."""
-    target = inspect.unwrap(obj)  # type: ignore[arg-type]  # a plug-in's adapter keeps the user's code in __wrapped__
+    target: Any = inspect.unwrap(obj)  # type: ignore[arg-type]  # a plug-in's adapter keeps the user's code in __wrapped__
     if not (inspect.isfunction(target) or inspect.isclass(target) or inspect.ismethod(target)):
         target = type(target)
     module = getattr(target, "__module__", "?")
     try:
-        file = inspect.getsourcefile(target)  # type: ignore[arg-type]
-        line = inspect.getsourcelines(target)[1]  # type: ignore[arg-type]
+        file = inspect.getsourcefile(target)
+        line = inspect.getsourcelines(target)[1]
     except (OSError, TypeError):
         return str(module)
     return f"{file}:{line}" if str(module).startswith(FILE_MODULE_PREFIX) else f"{module} ({file}:{line})"
