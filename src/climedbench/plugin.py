@@ -44,6 +44,9 @@ def metric(name: str, *, label: str | None = None, binary: bool = False, scale: 
     from climedbench.core.registry import METRICS
     from climedbench.metrics.item import ItemScore, Metric
 
+    if scale not in ("unit", "signed"):
+        raise ValueError(f"@metric({name!r}): scale must be 'unit' or 'signed', not {scale!r}")
+
     def deco(obj: F) -> F:
         if isinstance(obj, type) and issubclass(obj, Metric):
             impl: Any = obj()
