@@ -16,6 +16,7 @@ from climedbench.cli.common import (
     SUITE_HELP,
     TASKS_HELP,
     WORKERS_HELP,
+    IncludePath,
     PlainProgress,
     app,
     err,
@@ -79,6 +80,7 @@ def cot(
     vanilla: Annotated[Path, typer.Argument(help="Run directory made with the vanilla prompts.")],
     cot_run: Annotated[Path, typer.Argument(metavar="COT", help="Run directory made with --cot.")],
     out: Out = Path("analyses"), seed: Seed = 0, json_out: Json = False,
+    include_path: IncludePath = None,
 ) -> None:
     """Chain-of-thought vs vanilla (the paper's Fig. 5): per task the paired difference with a 95% interval,
     McNemar/Wilcoxon p-values with Holm adjustment, and how much longer the CoT prompt is."""
@@ -101,6 +103,7 @@ def length(
     group: Annotated[list[str] | None, typer.Option(help="RUN=GROUP: the model group of a run (e.g. general, "
                                                          "medical); repeat per run.")] = None,
     out: Out = Path("analyses"), seed: Seed = 0, json_out: Json = False,
+    include_path: IncludePath = None,
 ) -> None:
     """Score by input length (the paper's Fig. 6): items in equal-count length segments with intervals, per
     model and model group, and the trend (points per doubling of the input, pooled and within tasks)."""
@@ -124,6 +127,7 @@ def robustness(
     clean: Annotated[Path, typer.Argument(help="Run on the original data.")],
     perturbed: Annotated[list[Path], typer.Argument(help="Runs on perturbed copies (climedbench perturb).")],
     out: Out = Path("analyses"), seed: Seed = 0, json_out: Json = False,
+    include_path: IncludePath = None,
 ) -> None:
     """Robustness (the paper's Fig. 7): per perturbation and task, perturbed − clean on the same items with a
     paired 95% interval and Holm-adjusted p-values."""
@@ -146,6 +150,7 @@ def nota_cmd(
     original: Annotated[Path, typer.Argument(help="Run on the original data.")],
     nota_run: Annotated[Path, typer.Argument(metavar="NOTA", help="Run on the copy made by climedbench nota.")],
     out: Out = Path("analyses"), seed: Seed = 0, json_out: Json = False,
+    include_path: IncludePath = None,
 ) -> None:
     """None of the above: accuracy when the correct option's text is replaced by 'None of the above', per
     single-answer task, paired with the original."""
@@ -165,6 +170,7 @@ Example:
 def instruction(
     runs: Annotated[list[Path], typer.Argument(help="Run directories.")],
     out: Out = Path("analyses"), json_out: Json = False,
+    include_path: IncludePath = None,
 ) -> None:
     """Instruction following: per task and model, the share of responses in the requested answer format (no
     fallback extraction) and the share with no usable answer, with Wilson intervals."""
@@ -183,6 +189,7 @@ Example:
 def compare(
     runs: Annotated[list[Path], typer.Argument(help="Two or more run directories (of one suite, same items).")],
     out: Out = Path("analyses"), seed: Seed = 0, json_out: Json = False,
+    include_path: IncludePath = None,
 ) -> None:
     """Paired model comparison: per task, group and overall the difference B − A on shared items with a 95%
     interval, Holm-adjusted p-values and a verdict (A better / B better / not separated); plus leaderboard
@@ -240,6 +247,7 @@ Example:
 def toxicity(
     runs: Annotated[list[Path], typer.Argument(help="Run directories on data with option_labels.")],
     out: Out = Path("analyses"), json_out: Json = False,
+    include_path: IncludePath = None,
 ) -> None:
     """Toxicity: of items whose options are labelled harmful / over_cautious / correct, the share of each kind
     of answer, and how many wrong answers were harmful rather than over-cautious."""
@@ -294,6 +302,7 @@ def all_cmd(
     other: Annotated[Path | None, typer.Option(help="The other leaderboard for the validity analysis.")] = None,
     ctx: Annotated[int, typer.Option(min=512, help="Context size for in-process models.")] = 8192,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress messages.")] = False,
+    include_path: IncludePath = None,
 ) -> None:
     """Run the paper's whole analysis set for one model in one command: a vanilla run, a CoT run, a run per
     perturbation and a none-of-the-above run (all cached and resumable), then every analysis into one folder
@@ -343,6 +352,7 @@ def perturb(
     = Path("perturbed"),
     suite: Annotated[str | None, typer.Option(help=SUITE_HELP)] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the manifest as JSON.")] = False,
+    include_path: IncludePath = None,
 ) -> None:
     """Write a perturbed copy of an item set: a share of the Han characters of the inputs replaced by
     similar-shape or same-pinyin characters or their traditional forms, or preceded by a random symbol.
@@ -372,6 +382,7 @@ def nota(
                                                   "'None of the above' otherwise).")] = None,
     suite: Annotated[str | None, typer.Option(help=SUITE_HELP)] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the manifest as JSON.")] = False,
+    include_path: IncludePath = None,
 ) -> None:
     """Write a copy of an item set in which the correct option of every single-answer item reads 'None of the
     above' (the key letter and the other options unchanged)."""

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from climedbench.cli.common import SUITE_HELP, positive
+from climedbench.cli.common import SUITE_HELP, IncludePath, positive
 from climedbench.cli.common import app as root
 from climedbench.errors import ClimedError, ConfigError
 
@@ -69,6 +69,7 @@ def _main(
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not use the response cache.")] = False,
     out: Annotated[str | None, typer.Option(help="Run directory (default: runs/TIME-cat-MODEL).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print results.json.")] = False,
+    include_path: IncludePath = None,
 ) -> None:
     """Adaptive testing: `climedbench cat --model SPEC --bank BANK.json` tests a model on a few hundred
     items and predicts its full-benchmark scores (answers given + the rest predicted); `cat replay` validates
@@ -120,6 +121,7 @@ def _main(
 def compare_cmd(
     runs: Annotated[list[Path], typer.Argument(help="Full and adaptive run directories (matched by model).")],
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
+    include_path: IncludePath = None,
 ) -> None:
     """Full-benchmark vs adaptive results for the same models: errors, interval coverage, Spearman."""
     from climedbench.cat.adaptive import compare_runs

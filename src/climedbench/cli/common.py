@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -35,6 +36,9 @@ PROGRESS_EVERY = 10.0
 SUITE_HELP = "Benchmark: 'climedbench' (default), 'clinicbench', or a suite YAML of your own."
 TASKS_HELP = ("Comma-separated task codes (CliMedBench scenarios such as ID#1,BKT; ClinicBench datasets such "
               "as MedQA,PubMedQA) or group keys (reasoning); default: all.")
+INCLUDE_HELP = ("A folder of plug-ins: every *.py in it is imported (registering loaders, extractors, metrics, "
+                "aggregations; docs/SUITES.md) and --suite NAME finds NAME.yaml in it. Repeatable; also "
+                "$CLIMEDBENCH_INCLUDE_PATH (folders separated by ':', ';' on Windows).")
 FORCE_HELP = "Overwrite the output file if it exists (a run directory's own files are never overwritten)."
 
 
@@ -49,6 +53,19 @@ ENDPOINTS_HELP = ("A YAML file of endpoints (url, weight, max_concurrency, rpm, 
                   "model; see docs/DISTRIBUTED.md.")
 DEPLOYMENT_HELP = ("A label for what the endpoints serve, part of the model's fingerprint instead of the server URL "
                    "(use the same one on every machine whose shards you merge).")
+
+
+def include_path(value: list[Path] | None) -> list[Path] | None:
+    """--include-path: import the folders' plug-ins while the command line is parsed (not at --help)."""
+    if value:
+        from climedbench.core.plugins import include
+
+        include(value)
+    return value
+
+
+IncludePath = Annotated[list[Path] | None, typer.Option("--include-path", metavar="DIR", help=INCLUDE_HELP,
+                                                        callback=include_path, show_default=False)]
 
 
 def keep_examples(typer_app: typer.Typer) -> None:

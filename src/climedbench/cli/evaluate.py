@@ -21,6 +21,7 @@ from climedbench.cli.common import (
     SUITE_HELP,
     TASKS_HELP,
     WORKERS_HELP,
+    IncludePath,
     app,
     err,
     executor_options,
@@ -147,6 +148,7 @@ def run(
                                                         "when stderr is not a terminal).")] = False,
     allow_incomplete: Annotated[bool, typer.Option("--allow-incomplete", help=ALLOW_INCOMPLETE_HELP)] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print results.json instead of the table.")] = False,
+    include_path: IncludePath = None,
 ) -> None:
     """Evaluate a model on a suite's tasks and print the leaderboard table.
 
@@ -323,6 +325,7 @@ def validate(
     path: Annotated[str | None, typer.Argument(help="File or folder (default: the suite's bundled demo set).")] = None,
     suite: Annotated[str | None, typer.Option(help=SUITE_HELP)] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    include_path: IncludePath = None,
 ) -> None:
     """Check a suite and its items as `run` would, without calling a model: the suite's tasks, metrics and
     prompt templates (rendered on one item per task; a choice task's prompt must show its options), then per-task
@@ -385,6 +388,7 @@ def list_cmd(
     registries: Annotated[bool, typer.Option("--registries", help="List the registered loaders, extractors, "
                                                                    "metrics and aggregations.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
+    include_path: IncludePath = None,
 ) -> None:
     """Suites, their tasks (datasets), groups, metrics, aggregations and official sizes."""
     from climedbench.core.suite import BUNDLED, load_suite
@@ -481,6 +485,7 @@ def score(
     base_url: Annotated[str | None, typer.Option(help="Server URL of an openai:NAME judge.")] = None,
     allow_incomplete: Annotated[bool, typer.Option("--allow-incomplete", help=ALLOW_INCOMPLETE_HELP)] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print results.json instead of the table.")] = False,
+    include_path: IncludePath = None,
 ) -> None:
     """Re-extract and re-score a run directory from its raw responses (no model is called, except a judge
     given with --extractor judge:MODEL_SPEC). Exits 5 when the run has failed requests (see `run --help`), 6 while
@@ -522,6 +527,7 @@ def aggregate(
     similarity: Annotated[str | None, typer.Option(help="Similarity reported: raw or rescaled (both are kept "
                                                         "per sample).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print results.json instead of the table.")] = False,
+    include_path: IncludePath = None,
 ) -> None:
     """Re-aggregate per-sample records into task, group and overall figures with intervals (no model call)."""
     from climedbench.reaggregate import aggregate_files
@@ -548,6 +554,7 @@ def audit_items_cmd(
     suite: Annotated[str | None, typer.Option(help=SUITE_HELP)] = None,
     split: Annotated[str, typer.Option(help="test, dev, train or all.")] = "test",
     json_out: Annotated[bool, typer.Option("--json", help="Print the audit as JSON.")] = False,
+    include_path: IncludePath = None,
 ) -> None:
     """Answer cues in choice items: option-only rules (longest option, agreement among options, wording shared
     with the question, the longest option other than a shown reference, the one option with a feature such as

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from climedbench.cli.common import FORCE_HELP
+from climedbench.cli.common import FORCE_HELP, IncludePath
 from climedbench.cli.common import app as root
 from climedbench.errors import ClimedError, DataError
 
@@ -165,6 +165,7 @@ def matrix_cmd(
     runs: Annotated[list[Path], typer.Argument(help="Run directories: each is one examinee (row).")],
     out: Annotated[Path, typer.Option("--out", "-o", help="MATRIX.csv (or .parquet) to write.")],
     force: Annotated[bool, typer.Option("--force", help=FORCE_HELP)] = False,
+    include_path: IncludePath = None,
 ) -> None:
     """Build a response matrix from run directories (graded scores binarised per scenario, mean-preserving).
 

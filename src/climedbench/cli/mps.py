@@ -13,6 +13,7 @@ from climedbench.cli.common import (
     SUITE_HELP,
     TASKS_HELP,
     WORKERS_HELP,
+    IncludePath,
     app,
     csv_list,
     err,
@@ -53,6 +54,7 @@ def mps(
     workers: Annotated[int, typer.Option(min=1, help=WORKERS_HELP)] = 2,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar (nor the plain progress lines written "
                                                         "when stderr is not a terminal).")] = False,
+    include_path: IncludePath = None,
 ) -> None:
     """Multi-agent participant synthesis: generation → debate → reflection over ordered model pairs and roles."""
     from climedbench.models.registry import ModelOptions

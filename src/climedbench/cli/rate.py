@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from climedbench.cli.common import SUITE_HELP, TASKS_HELP, csv_list, err, out, positive
+from climedbench.cli.common import SUITE_HELP, TASKS_HELP, IncludePath, csv_list, err, out, positive
 from climedbench.cli.common import app as root
 from climedbench.errors import ConfigError
 
@@ -56,6 +56,7 @@ def create_cmd(
     lang: Annotated[str | None, typer.Option("--lang", help="zh or en (default: the suite's language).")] = None,
     base_url: Annotated[str, typer.Option("--base-url", help="Where `rate serve` will be reached, for the "
                                                              "links.")] = "http://127.0.0.1:8765",
+    include_path: IncludePath = None,
 ) -> None:
     """Draw the cases, assign each to K raters, blind the models, write the study file and print the links."""
     from climedbench import __version__

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from climedbench.cli.common import app, err, out, print_json, unique_name
+from climedbench.cli.common import IncludePath, app, err, out, print_json, unique_name
 from climedbench.errors import ConfigError, DataError
 
 
@@ -48,6 +48,7 @@ def report(
                                                           "'NAME (published)').")] = False,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing --html file (a run directory's "
                                                         "own files are never overwritten).")] = False,
+    include_path: IncludePath = None,
 ) -> None:
     """Several runs side by side: every task, group and overall with 95% intervals. With --html (or --serve): one
     HTML page with the leaderboard (sortable, rank intervals, published results beside), a radar of the first

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from climedbench.cli.common import SUITE_HELP, app, print_json, unique_name
+from climedbench.cli.common import SUITE_HELP, IncludePath, app, print_json, unique_name
 from climedbench.errors import ConfigError, DataError
 
 
@@ -41,6 +41,7 @@ def leaderboard(
     suite: Annotated[str | None, typer.Option(help=SUITE_HELP)] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print {model: results} as JSON.")] = False,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap behind the rank intervals.")] = 0,
+    include_path: IncludePath = None,
 ) -> None:
     """Task, group and overall scores of published results and runs, side by side. With two or more runs, also
     each run's rank with a 95% rank interval (bootstrap over the items all runs answered); published results

@@ -3,14 +3,17 @@
 A suite YAML names what it uses (`loader: medqa`, `extractor: choice`, `metric: rougeL`,
 `aggregation: micro_f1`); the registry turns the name into the implementation, and an unknown name is
 a configuration error that lists the known ones. Built-in implementations register themselves when
-their module is imported; `get` imports them on first use, so start-up stays fast.
+their module is imported; `get` imports them on first use, so start-up stays fast, and with them the installed
+plug-ins (entry points of the group `climedbench.plugins`, see climedbench.core.plugins). Users register with the
+decorators of `climedbench.plugin`. A name registered twice is an error naming where both were defined.
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from climedbench.errors import ConfigError
 
@@ -26,6 +29,29 @@ _BUILTINS: dict[str, tuple[str, ...]] = {
 }
 
 
+class DuplicateName(ConfigError):
+    """Two implementations registered under one name."""
+
+
+# The module name a plug-in file (not an installed module) is imported under: its file says more than the name.
+FILE_MODULE_PREFIX = "climedbench_plugin_"
+
+
+def origin(obj: object) -> str:
+    """Where an implementation was defined: 'module (file:line)' of its function or class ('file:line' for a
+    plug-in file)."""
+    target: Any = inspect.unwrap(obj)  # type: ignore[arg-type]  # a plug-in's adapter keeps the user's code in __wrapped__
+    if not (inspect.isfunction(target) or inspect.isclass(target) or inspect.ismethod(target)):
+        target = type(target)
+    module = getattr(target, "__module__", "?")
+    try:
+        file = inspect.getsourcefile(target)
+        line = inspect.getsourcelines(target)[1]
+    except (OSError, TypeError):
+        return str(module)
+    return f"{file}:{line}" if str(module).startswith(FILE_MODULE_PREFIX) else f"{module} ({file}:{line})"
+
+
 class Registry(Generic[T]):
     """Named implementations of one kind."""
 
@@ -37,8 +63,9 @@ class Registry(Generic[T]):
     def register(self, name: str) -> Callable[[T], T]:
         """Decorator: register `obj` under `name` (a second registration of a name is an error)."""
         def deco(obj: T) -> T:
-            if name in self._items and self._items[name] is not obj:
-                raise ValueError(f"{self.kind} {name!r} is registered twice")
+            old = self._items.get(name)
+            if old is not None and old is not obj:
+                raise DuplicateName(f"{self.kind} {name!r} is registered twice: by {origin(old)} and by {origin(obj)}")
             self._items[name] = obj
             return obj
 
@@ -53,6 +80,14 @@ class Registry(Generic[T]):
             self._loaded = True
             for module in _BUILTINS.get(self.kind, ()):
                 importlib.import_module(module)
+            from climedbench.core.plugins import load_installed
+
+            load_installed()
+
+    def ensure_builtins(self) -> None:
+        """Load the built-ins (and installed plug-ins) now: a plug-in registering a name a built-in has is then
+        reported when the plug-in registers it."""
+        self._load()
 
     def get(self, name: str) -> T:
         """The implementation registered as `name`."""

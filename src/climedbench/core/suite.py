@@ -224,6 +224,8 @@ class Suite(BaseModel):
     # Published results bundled with the suite: setting name → CSV path relative to the suite's folder.
     published: dict[str, str] = Field(default_factory=dict)
     tasks: list[Task]
+    # Plug-ins imported when the suite loads: module names, or .py files relative to the suite's file (docs/SUITES.md).
+    plugins: list[str] = Field(default_factory=list)
     # Where the suite was loaded from ('bundled:NAME' or a path) and its folder (demo data, published results).
     source: str = ""
     root: str | None = None
@@ -250,6 +252,14 @@ class Suite(BaseModel):
         if self.overall == "mean_of_groups" and self.overall_level not in levels:
             raise ValueError("overall: mean_of_groups needs 'overall_level', one of the levels")
         return self
+
+    def __setstate__(self, state: dict[Any, Any]) -> None:
+        """An unpickled copy (a Ray worker's) imports the suite's plug-ins too, as loading the file does."""
+        super().__setstate__(state)
+        if self.plugins:
+            from climedbench.core.plugins import load_suite_plugins
+
+            load_suite_plugins(self.plugins, self.root, self.source or self.suite)
 
     # -- lookup -------------------------------------------------------------------------------
 
@@ -356,7 +366,12 @@ def load_suite(spec: str | Path | None = None) -> Suite:
     if p.is_dir():
         p = p / "suite.yaml"
     if not p.exists():
-        raise ConfigError(f"--suite {spec}: not a bundled suite ({', '.join(BUNDLED)}) and no such file")
+        from climedbench.core.plugins import find_suite
+
+        p = find_suite(str(spec)) or p  # a suite named after its file in an --include-path folder
+    if not p.exists():
+        raise ConfigError(f"--suite {spec}: not a bundled suite ({', '.join(BUNDLED)}) and no such file (nor "
+                          f"{spec}.yaml in an --include-path folder)")
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as e:
@@ -405,7 +420,7 @@ def parse_suite(text: str, where: str, *, source: str = "", root: str | None = N
         raw["tasks"] = [_with_defaults(t, defaults) if isinstance(t, dict) else t for t in raw["tasks"]]
     raw.update(source=source, root=root)
     try:
-        return Suite.model_validate(raw)
+        suite = Suite.model_validate(raw)
     except ValidationError as e:
         first = e.errors()[0]
         loc = ".".join(str(x) for x in first["loc"])
@@ -416,6 +431,11 @@ def parse_suite(text: str, where: str, *, source: str = "", root: str | None = N
             if code:
                 loc = f"tasks[{code}]." + ".".join(str(x) for x in first["loc"][2:])
         raise ConfigError(f"{where}: {loc}: {first['msg']}") from e
+    if suite.plugins:
+        from climedbench.core.plugins import load_suite_plugins
+
+        load_suite_plugins(suite.plugins, root, where)
+    return suite
 
 
 def _with_defaults(task: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
