@@ -37,7 +37,7 @@ from climedbench.prompts import (
     pick_shots,
 )
 from climedbench.rundir import RunDir, SampleStore, Summary, write_json_atomic, write_jsonl_atomic
-from climedbench.scoring import Scorer
+from climedbench.scoring import Scorer, shown_answer_of
 
 if TYPE_CHECKING:
     from climedbench.executors import Executor
@@ -337,7 +337,7 @@ def make_sample(req: Request, messages: list[Message], key: str, completion: Com
         flags=flags,
         alternatives=scored.alternatives or None,
         secondary=scored.secondary or None,
-        misleading_answer=item.misleading_answer,
+        **shown_answer_of(task, item),
         prompt_tokens=completion.prompt_tokens if completion else None,
         completion_tokens=completion.completion_tokens if completion else None,
         latency=round(completion.latency, 4) if completion else None,

@@ -338,12 +338,8 @@ def data_hash(items: list[Item]) -> str:
     return h.hexdigest()[:16]
 
 
-def demo_dir(suite: Suite | None = None) -> Path:
-    """The folder holding a suite's bundled demo set (CliMedBench's when None)."""
-    if suite is None:
-        from climedbench.core.suite import load_suite
-
-        suite = load_suite()
+def demo_dir(suite: Suite) -> Path:
+    """The folder holding a suite's bundled demo set."""
     if suite.demo_dir is None:
         raise DataError(f"suite {suite.suite} has no bundled demo set; give --data PATH")
     return suite.demo_dir
