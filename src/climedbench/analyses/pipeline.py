@@ -24,6 +24,7 @@ from climedbench.errors import ClimedError, ConfigError
 from climedbench.executors import Executor, ExecutorOptions
 from climedbench.models.registry import ModelOptions
 
+
 @dataclass
 class PipelineOptions:
     out: Path
