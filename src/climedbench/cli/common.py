@@ -33,8 +33,8 @@ INTERRUPT_REPORTED = False
 PROGRESS_EVERY = 10.0
 
 SUITE_HELP = "Benchmark: 'climedbench' (default), 'clinicbench', or a suite YAML of your own."
-TASKS_HELP = ("Comma-separated task codes (CliMedBench scenarios such as ID#1,BKT; ClinicBench datasets such "
-              "as MedQA,PubMedQA) or group keys (reasoning); default: all.")
+TASKS_HELP = ("Comma-separated task codes or group keys of the suite (`climedbench list` shows them); "
+              "default: all.")
 FORCE_HELP = "Overwrite the output file if it exists (a run directory's own files are never overwritten)."
 
 

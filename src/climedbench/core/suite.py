@@ -142,7 +142,7 @@ class Task(BaseModel):
     aggregation: str = "mean"
     # Further metrics reported beside the main one (not used for groups and overall).
     also: tuple[MetricRef, ...] = ()
-    # Other spellings of labels that an answer may use (HoC's abbreviations, numbers): label → aliases.
+    # Other spellings of labels that an answer may use (abbreviations, numbers): label → aliases.
     label_aliases: dict[str, tuple[str, ...]] = Field(default_factory=dict)
     official_size: int | None = None
     resource: str | None = None

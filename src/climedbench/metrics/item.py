@@ -338,7 +338,7 @@ class LabelF1(Metric):
 
 
 class MultiLabelF1(Metric):
-    """Several labels per item (HoC): the item score is the item's F1 over labels; stats are per-class
+    """Several labels per item (answer kind labels): the item score is the item's F1 over labels; stats are per-class
     (tp, fp, fn) in the order of the task's labels."""
 
     name, label = "multilabel_f1", "F1"
