@@ -266,7 +266,7 @@ def assign(n_cases: int, raters: Sequence[str], per_item: int, seed: int) -> dic
 
 
 def plan_study(cases: Sequence[Case], *, rubric: Rubric, raters: list[str], per_item: int, per_task: int, seed: int,
-               source: Source, title: str | None = None, lang: str = "zh",
+               source: Source, lang: str, title: str | None = None,
                notes: list[str] | None = None) -> StudyPlan:
     """Draw, assign and blind: the whole design of a study."""
     if rubric.target == "answer" and source.kind != "runs":
