@@ -80,3 +80,24 @@ def test_a_suite_without_a_language_is_refused_naming_the_field():
     with pytest.raises(ConfigError, match=r"^mine\.yaml: language: Field required"):
         parse_suite('suite: s\nversion: "1"\ntitle: S\ntasks:\n  - {code: q, name: {en: Q}, answer: text, '
                     "metric: rougeL}\n", "mine.yaml")
+
+
+def test_fits_misleading_reference_is_suite_data_and_scores_as_before():
+    """CliMedBench's FIT declares its shown answer in its suite.yaml; an answer repeating it is flagged, the key
+    is not (the flag and the sample field keep their names: results stay the same)."""
+    from climedbench.core.suite import load_suite
+    from climedbench.data.loaders import load_items
+    from climedbench.scoring import Scorer, shown_answer_of
+
+    suite = load_suite("climedbench")
+    fit = suite.task("FIT")
+    assert fit.shown_answer == ("misleading_answer", "repeated_misleading")
+    assert [t.code for t in suite.tasks if t.shown_answer] == ["FIT"]
+    items = load_items(None, suite, ["FIT"]).tests()
+    scorer = Scorer(language=suite.language)
+    for item in items:
+        shown = item.meta["misleading_answer"]
+        assert shown in item.options and shown != item.answer
+        assert shown_answer_of(fit, item) == {"misleading_answer": shown}
+        assert scorer.score(fit, item, f"答案：{shown}").flags["repeated_misleading"] is True
+        assert scorer.score(fit, item, f"答案：{item.answer}").flags["repeated_misleading"] is False
