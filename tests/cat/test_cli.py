@@ -45,7 +45,7 @@ def _matrix_and_bank(tmp_path) -> tuple:
     from climedbench.irt.synthetic import generate_bank, simulate_responses
 
     rng = np.random.default_rng(5)
-    truth = generate_bank(60, rng, scenarios=False)
+    truth = generate_bank(60, rng)
     cal = simulate_responses(rng.normal(size=150), truth, rng)
     new = simulate_responses(rng.normal(size=30), truth, rng)
     new[0, :10] = np.nan

@@ -9,14 +9,17 @@ import pytest
 
 from climedbench.cat.engine import CATConfig, CATEngine
 from climedbench.cat.simulation import exposure_rates, overlap_rate, run_cat, sympson_hetter_parameters
+from climedbench.core.suite import load_suite
 from climedbench.errors import ConfigError
 from climedbench.irt.bank import ItemBank
-from climedbench.irt.synthetic import generate_bank
+from climedbench.irt.synthetic import generate_bank, suite_layout
+
+CLIMED = suite_layout(load_suite("climedbench"))  # the bank shaped like the 14 CliMedBench scenarios
 
 
 @pytest.fixture(scope="module")
 def bank() -> ItemBank:
-    return generate_bank(1500, np.random.default_rng(1))
+    return generate_bank(1500, np.random.default_rng(1), layout=CLIMED)
 
 
 def test_fisher_selection_matches_catsim_max_info(bank: ItemBank) -> None:
@@ -114,7 +117,7 @@ def test_kl_selection_works_and_estimates(bank: ItemBank) -> None:
 
 
 def test_no_item_twice_and_exhausting_a_small_bank() -> None:
-    small = generate_bank(40, np.random.default_rng(2))
+    small = generate_bank(40, np.random.default_rng(2), layout=CLIMED)
     engine = CATEngine(small, CATConfig(max_items=40, exposure="randomesque", selection="fisher"))
     st = run_cat(engine, np.random.default_rng(0).normal(size=20), np.random.default_rng(1))
     for row in st.items:

@@ -33,7 +33,7 @@ def test_calibrated_intervals_cover_new_examinees_at_the_nominal_rate() -> None:
     that contain the actual full score lies within three binomial SEs of 95% (or above, as conformal
     intervals may be conservative by up to 1/(m + 1))."""
     rng = np.random.default_rng(21)
-    truth = generate_bank(200, rng, scenarios=False)
+    truth = generate_bank(200, rng)
     cal = simulate_responses(rng.normal(size=300), truth, rng)
     bank = fit(cal, "2pl", item_ids=truth.ids, scenarios=["A"] * 120 + ["B"] * 80)
     cfg = CATConfig(max_items=40)
@@ -55,7 +55,7 @@ def test_calibrated_intervals_cover_new_examinees_at_the_nominal_rate() -> None:
 
 def test_multipliers_come_from_the_matching_calibration_only() -> None:
     rng = np.random.default_rng(2)
-    truth = generate_bank(60, rng, scenarios=False)
+    truth = generate_bank(60, rng)
     bank = fit(simulate_responses(rng.normal(size=200), truth, rng), "2pl", item_ids=truth.ids)
     z = normal_multiplier(0.95)
     q_o, q_s, note = multipliers_for(bank, CATConfig(), 50)

@@ -7,19 +7,22 @@ import pytest
 
 from climedbench.cat.engine import CATConfig
 from climedbench.cat.replay import align, full_scores, replay
+from climedbench.core.suite import load_suite
 from climedbench.errors import DataError
 from climedbench.irt.bank import ItemBank
 from climedbench.irt.calibrate import fit
 from climedbench.irt.matrix import ResponseMatrix
 from climedbench.irt.model import prob
-from climedbench.irt.synthetic import generate_bank, simulate_responses
+from climedbench.irt.synthetic import generate_bank, simulate_responses, suite_layout
+
+CLIMED = suite_layout(load_suite("climedbench"))  # the bank shaped like the 14 CliMedBench scenarios
 
 
 @pytest.fixture(scope="module")
 def world() -> tuple[ItemBank, np.ndarray]:
     """A bank fitted on simulated calibration answers (3 scenarios), and answers of 40 other examinees."""
     rng = np.random.default_rng(11)
-    truth = generate_bank(240, rng, scenarios=False)
+    truth = generate_bank(240, rng)
     scen = ["A"] * 80 + ["B"] * 100 + ["C"] * 60
     cal = simulate_responses(rng.normal(size=400), truth, rng)
     bank = fit(cal, "2pl", item_ids=truth.ids, scenarios=scen)
@@ -100,7 +103,7 @@ def test_predictions_stay_on_the_scale():
     """Weak examinees who answered every item of one scenario wrong: the stratified difference estimator steps
     past 0 and 100 (−19 and 124 points before), a predicted score may not."""
     rng = np.random.default_rng(0)
-    bank = generate_bank(600, rng)
+    bank = generate_bank(600, rng, layout=CLIMED)
     _, idx = bank.scenario_labels()
     x = np.zeros((40, bank.n_items))
     for i in range(40):

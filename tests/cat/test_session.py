@@ -11,15 +11,18 @@ from climedbench.cat.engine import CATConfig, CATEngine
 from climedbench.cat.predict import ScorePredictor
 from climedbench.cat.session import CATResult, CATSession, compare
 from climedbench.cat.simulation import expected_overall, panel_study, realised_overall, theta_for_scores
+from climedbench.core.suite import load_suite
 from climedbench.errors import ConfigError
 from climedbench.irt.bank import ItemBank
 from climedbench.irt.model import prob
-from climedbench.irt.synthetic import generate_bank
+from climedbench.irt.synthetic import generate_bank, suite_layout
+
+CLIMED = suite_layout(load_suite("climedbench"))  # the bank shaped like the 14 CliMedBench scenarios
 
 
 @pytest.fixture(scope="module")
 def bank() -> ItemBank:
-    return generate_bank(3000, np.random.default_rng(3))
+    return generate_bank(3000, np.random.default_rng(3), layout=CLIMED)
 
 
 def _drive(bank: ItemBank, theta: float, seed: int, **kw: object) -> CATResult:

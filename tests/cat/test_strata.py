@@ -7,9 +7,12 @@ import pytest
 
 from climedbench.cat.engine import CATConfig, CATEngine
 from climedbench.cat.simulation import exposure_rates, run_cat
+from climedbench.core.suite import load_suite
 from climedbench.irt.bank import ItemBank
 from climedbench.irt.embedding import item_embedding
-from climedbench.irt.synthetic import generate_bank
+from climedbench.irt.synthetic import generate_bank, suite_layout
+
+CLIMED = suite_layout(load_suite("climedbench"))  # the bank shaped like the 14 CliMedBench scenarios
 
 
 def _two_skills(rng: np.random.Generator, n: int = 300) -> tuple[np.ndarray, np.ndarray]:
@@ -36,7 +39,7 @@ def test_embedding_separates_items_of_different_skills() -> None:
 
 
 def test_strata_nest_in_scenarios_and_weights_are_score_shares() -> None:
-    bank = generate_bank(1400, np.random.default_rng(1))  # 14 CliMedBench scenarios, no embedding
+    bank = generate_bank(1400, np.random.default_rng(1), layout=CLIMED)  # 14 CliMedBench scenarios, no embedding
     engine = CATEngine(bank, CATConfig(max_items=100))
     strata = engine.strata
     assert strata is not None and strata.method == "difficulty"
@@ -51,7 +54,7 @@ def test_strata_nest_in_scenarios_and_weights_are_score_shares() -> None:
 
 
 def test_neyman_shares_follow_weight_times_sd_with_a_floor_and_minimum() -> None:
-    bank = generate_bank(400, np.random.default_rng(2), scenarios=False)
+    bank = generate_bank(400, np.random.default_rng(2))
     engine = CATEngine(bank, CATConfig(max_items=40, per_stratum=10, min_per_stratum=0, neyman_floor=0.04))
     strata = engine.strata
     assert strata is not None and strata.n_strata == 4
@@ -71,7 +74,7 @@ def test_neyman_shares_follow_weight_times_sd_with_a_floor_and_minimum() -> None
 
 
 def test_stratified_tests_follow_their_allocation_and_spread_exposure() -> None:
-    bank = generate_bank(3000, np.random.default_rng(3))
+    bank = generate_bank(3000, np.random.default_rng(3), layout=CLIMED)
     engine = CATEngine(bank, CATConfig(max_items=60))
     rng = np.random.default_rng(4)
     st = run_cat(engine, rng.normal(size=300), rng)

@@ -14,7 +14,7 @@ from climedbench.irt.synthetic import generate_bank, simulate_responses
 @pytest.fixture(scope="module")
 def setting() -> tuple:
     rng = np.random.default_rng(21)
-    bank = generate_bank(30, rng, scenarios=False)
+    bank = generate_bank(30, rng)
     theta = rng.normal(size=400)
     return bank, theta, simulate_responses(theta, bank, rng)
 
@@ -75,7 +75,7 @@ def test_missing_answers_equal_estimation_on_the_administered_items(setting: tup
 def test_many_items_sharp_posterior_is_integrated_accurately() -> None:
     """Thousands of items: posterior SD ~0.03, below the base grid spacing; the refined EAP stays honest."""
     rng = np.random.default_rng(8)
-    bank = generate_bank(4000, rng, scenarios=False)
+    bank = generate_bank(4000, rng)
     theta = rng.normal(size=60)
     x = simulate_responses(theta, bank, rng)
     est, se = estimate_abilities(x, bank)

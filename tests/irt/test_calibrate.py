@@ -24,7 +24,7 @@ from climedbench.irt.synthetic import ItemDistribution, generate_bank, simulate_
 def _data(n_items: int, n_examinees: int, seed: int, *, guess: bool = True, log_a_sd: float = 0.3,
           missing: float = 0.0) -> tuple[ItemBank, np.ndarray]:
     rng = np.random.default_rng(seed)
-    bank = generate_bank(n_items, rng, scenarios=False, dist=ItemDistribution(log_a_sd=log_a_sd))
+    bank = generate_bank(n_items, rng, dist=ItemDistribution(log_a_sd=log_a_sd))
     if not guess:
         bank.c[:] = 0.0
     return bank, simulate_responses(rng.normal(size=n_examinees), bank, rng, missing_rate=missing)
@@ -110,7 +110,7 @@ def test_missing_answers_only_count_where_administered() -> None:
 
 def test_1pl_estimates_one_common_slope() -> None:
     rng = np.random.default_rng(2)
-    bank = generate_bank(30, rng, scenarios=False)
+    bank = generate_bank(30, rng)
     bank.a[:] = 1.4
     bank.c[:] = 0.0
     x = simulate_responses(rng.normal(size=1500), bank, rng)
@@ -184,7 +184,7 @@ def test_bank_json_round_trip_and_validation(tmp_path) -> None:
 
 def test_flags_implausible_and_poorly_identified_parameters() -> None:
     rng = np.random.default_rng(8)
-    bank = generate_bank(30, rng, scenarios=False, dist=ItemDistribution(log_a_sd=0.2))
+    bank = generate_bank(30, rng, dist=ItemDistribution(log_a_sd=0.2))
     bank.c[:] = 0.0
     bank.a[0], bank.b[0] = 10.0, 0.0  # a near-step item: a = 10
     x = simulate_responses(rng.normal(size=800), bank, rng)
@@ -209,7 +209,7 @@ def test_convergence_is_not_declared_while_estimates_still_move() -> None:
     standard errors (the SEs grow too), and the old rule (largest step < 0.01 SE) declared convergence after a
     couple of dozen iterations; the extrapolated distance to go does not."""
     rng = np.random.default_rng(0)
-    bank = generate_bank(30, rng, scenarios=False)
+    bank = generate_bank(30, rng)
     x = simulate_responses(rng.normal(size=20), bank, rng)
     steps: list[float] = []
     est = fit(x, "2pl", priors=None, max_iter=100, embedding_dims=0,

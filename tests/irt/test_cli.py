@@ -18,7 +18,7 @@ runner = CliRunner()
 
 def _matrix(tmp_path: Path, n: int = 300, items: int = 12) -> Path:
     rng = np.random.default_rng(0)
-    bank = generate_bank(items, rng, scenarios=False)
+    bank = generate_bank(items, rng)
     x = simulate_responses(rng.normal(size=n), bank, rng, missing_rate=0.1)
     path = tmp_path / "matrix.csv"
     write_matrix(path, ResponseMatrix([f"m{i}" for i in range(n)], bank.ids, x))

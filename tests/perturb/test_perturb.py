@@ -66,8 +66,8 @@ def test_substitutions_keep_everything_but_some_han_characters(copies, demo, sui
     s2t = opencc.OpenCC("s2t")
     for uid, item in items.items():
         orig = demo[uid]
-        assert (item.id, item.answer, item.targets, item.reference, item.misleading_answer, item.letters) == (
-            orig.id, orig.answer, orig.targets, orig.reference, orig.misleading_answer, orig.letters)
+        assert (item.id, item.answer, item.targets, item.reference, item.meta.get("misleading_answer"), item.letters) == (
+            orig.id, orig.answer, orig.targets, orig.reference, orig.meta.get("misleading_answer"), orig.letters)
         assert HEADER.findall(item.input) == HEADER.findall(orig.input)
         pairs = diffs(orig.input, item.input)
         context = s2t.convert(orig.input) if kind == "traditional" else ""
@@ -106,7 +106,7 @@ def test_symbols_are_inserted_before_han_characters(copies, demo, suite):
 def test_protected_spans_at_full_rate():
     record = {"id": "x", "input": "## 问题: 患者63岁，每日3次，服药二十天。\n## 选项: A. 头痛 B. 发热\n## 参考答案: 说明B",
               "reference": "A"}
-    new, outcome = perturb_record(record, "symbol", 1.0, 0, "k")
+    new, outcome = perturb_record(record, "symbol", 1.0, 0, "k", load_suite().sections.keep)
     text = new["input"]
     for kept in ("## 问题:", "63岁", "3次", "二十天", "## 选项:", "A. ", "## 参考答案: 说明B"):
         assert kept in text
@@ -178,6 +178,6 @@ def test_nota_in_an_options_field(tmp_path, suite):
 
 
 def test_demo_data_is_untouched(copies):
-    before = {p.name: p.read_bytes() for p in demo_dir().iterdir()}
+    before = {p.name: p.read_bytes() for p in demo_dir(load_suite()).iterdir()}
     assert all(len(v) > 0 for v in before.values())
     assert all(".perturbation" not in n for n in before)

@@ -86,7 +86,7 @@ def test_answers_are_blinded_and_shown_in_an_order_per_rater(tmp_path: Path):
     # Neutral numbering is random per item: each model holds number 1 on some items.
     assert {c.answers[0].model for c in found} == set(MODELS)
     plan = plan_study(found, rubric=load_rubric("answer"), raters=["a", "b", "c"], per_item=2, per_task=0, seed=0,
-                      source=Source(kind="runs", paths=[str(p) for p in paths], suite="climedbench"))
+                      source=Source(kind="runs", paths=[str(p) for p in paths], suite="climedbench"), lang="zh")
     orders = [tuple(a.answer_order) for rows in plan.assignments.values() for a in rows]
     assert all(sorted(o) == [1, 2] for o in orders)
     assert set(orders) == {(1, 2), (2, 1)}  # raters see the answers in different orders
@@ -96,7 +96,8 @@ def test_answers_need_runs_and_items_need_data(tmp_path):
     pool = cases({"WTD": 3})
     src = Source(kind="items", paths=["x"], suite="climedbench")
     with pytest.raises(ConfigError, match="rates model answers"):
-        plan_study(pool, rubric=load_rubric("answer"), raters=["a"], per_item=1, per_task=0, seed=0, source=src)
+        plan_study(pool, rubric=load_rubric("answer"), raters=["a"], per_item=1, per_task=0, seed=0, source=src,
+                   lang="zh")
 
 
 def test_without_the_data_the_logged_prompt_is_the_case_text(tmp_path):

@@ -1,7 +1,7 @@
 """`climedbench analyze all`: the paper's analysis set for one model against one data set, in one folder.
 
 Runs (each an ordinary, resumable run directory under OUT/runs/, answers shared through the response cache):
-vanilla on the chosen tasks; CoT on the paper's seven CoT scenarios among them (Fig. 5; with --cot-shots N
+vanilla on the chosen tasks; CoT on the suite's CoT tasks among them (`analyses.cot_tasks`; with --cot-shots N
 as few-shot CoT, the examples showing their worked explanations); one run per
 perturbation on a perturbed copy of the data (OUT/data/KIND/); one run on the none-of-the-above copy
 (OUT/data/nota/) for the single-answer tasks. Every run uses the same items (same --limit and --seed),
@@ -23,9 +23,6 @@ from climedbench.core.suite import Suite, load_suite
 from climedbench.errors import ClimedError, ConfigError
 from climedbench.executors import Executor, ExecutorOptions
 from climedbench.models.registry import ModelOptions
-
-# The scenarios of the paper's Fig. 5 (chain-of-thought vs vanilla).
-COT_TASKS = {"climedbench": ["ID#1", "ID#2", "BKT", "ID#3", "MC", "FTT", "SSO"]}
 
 
 @dataclass
@@ -54,8 +51,9 @@ class PipelineOptions:
 
 
 def cot_tasks(suite: Suite, codes: list[str]) -> list[str]:
-    """The tasks of the CoT comparison: the paper's seven for CliMedBench, else every task with a CoT prompt."""
-    wanted = COT_TASKS.get(suite.suite, codes)
+    """The tasks of the CoT comparison: those the suite names (`analyses: {cot_tasks: [...]}` in its YAML), else
+    every task; of these, the selected ones with a CoT prompt."""
+    wanted = suite.analyses.cot_tasks or codes
     return [c for c in codes if c in wanted and suite.task(c).prompt.cot is not None]
 
 

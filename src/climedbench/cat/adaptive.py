@@ -65,7 +65,7 @@ def tau_transforms(bank: ItemBank, transforms: dict[str, tuple[str, float]]) -> 
     return out
 
 
-def as_results(model: str, result: CATResult, suite_codes: list[str], suite: str = "climedbench") -> Results:
+def as_results(model: str, result: CATResult, suite_codes: list[str], suite: str) -> Results:
     """The CAT's predictions in the results.json shape (predicted scores with their 95% intervals)."""
     def fig(d: dict[str, float], metric: str) -> Figure:
         return Figure(score=round(d["score"], 2), ci=(round(d["lower"], 2), round(d["upper"], 2)), metric=metric,
@@ -113,7 +113,7 @@ async def run_cat(opts: CatOptions, progress: Any = None) -> tuple[RunDir, Resul
         session = CATSession(bank, opts.config, seed=opts.seed, transforms=tau_transforms(bank, transforms))
         stats = RunStats()
         engine = Engine(backend, suite, cache, RateLimiter(), Budget(Prices()), stats)
-        scorer = Scorer()
+        scorer = Scorer(language=suite.language)
         params = GenParams(max_tokens=opts.max_tokens, seed=opts.seed)
         start = time.perf_counter()
         log = (rundir.path / "cat_log.jsonl").open("w", encoding="utf-8")

@@ -21,7 +21,7 @@ from climedbench.irt.bank import ItemBank
 from climedbench.irt.calibrate import fit
 from climedbench.irt.linking import link
 from climedbench.irt.model import prob
-from climedbench.irt.synthetic import PAPER_OVERALL_SCORES, generate_bank, simulate_responses
+from climedbench.irt.synthetic import PAPER_OVERALL_SCORES, Layout, generate_bank, simulate_responses
 
 F64 = NDArray[np.float64]
 
@@ -202,11 +202,11 @@ def simulate(n_items: int = 33735, n_examinees: int = 500, test_length: int = 24
              n_calibration: int = 1000, exposure: str = "sympson-hetter", selection: str = "stratified",
              content: str = "bank", se_target: float | None = None, randomesque_n: int = 5,
              sh_r_max: float = 0.15, panel_replications: int = 50, linking: str = "stocking-lord",
-             scenarios: bool = True) -> dict[str, float]:
+             layout: Layout | None = None) -> dict[str, float]:
     """Simulation study of the whole pipeline; returns exactly the keys in ``METRIC_KEYS``.
 
-    1. Draw a true bank of ``n_items`` items over CliMedBench's 14 scenarios (sizes proportional to the
-       official ones; see :func:`climedbench.irt.synthetic.generate_bank`).
+    1. Draw a true bank of ``n_items`` items over the tasks of ``layout`` (sizes proportional to the official
+       ones; see :func:`climedbench.irt.synthetic.suite_layout` and ``generate_bank``), one group without it.
     2. If ``n_calibration`` > 0: simulate that many N(0, 1) examinees answering every item, calibrate a 3PL
        with priors, and link the estimated scale to the true one (Stocking–Lord or mean–sigma). With 0 the
        CAT uses the true parameters ("known parameters").
@@ -226,7 +226,7 @@ def simulate(n_items: int = 33735, n_examinees: int = 500, test_length: int = 24
     if n_items < 1 or n_examinees < 2 or test_length < 1:
         raise ConfigError("need n_items >= 1, n_examinees >= 2 and test_length >= 1")
     rng = np.random.default_rng(seed)
-    truth = generate_bank(n_items, rng, scenarios=scenarios)
+    truth = generate_bank(n_items, rng, layout=layout)
     if n_calibration > 0:
         theta_cal = rng.normal(size=n_calibration)
         data = simulate_responses(theta_cal, truth, rng)

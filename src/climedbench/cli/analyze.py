@@ -70,9 +70,9 @@ def _groups(values: list[str] | None) -> dict[str, str]:
 @analyze_app.command(epilog="""
 Example (same model, same items, vanilla then --cot):
 
-  climedbench run --tasks ID#1,ID#2,BKT,ID#3,MC,FTT,SSO --out runs/vanilla
+  climedbench run --tasks clinical_qa --out runs/vanilla
 
-  climedbench run --tasks ID#1,ID#2,BKT,ID#3,MC,FTT,SSO --cot --out runs/cot
+  climedbench run --tasks clinical_qa --cot --out runs/cot
 
   climedbench analyze cot runs/vanilla runs/cot --out analyses/
 """)
@@ -267,7 +267,7 @@ Examples:
   climedbench analyze all --data ~/climedbench-data/ --model openai:qwen2.5-7b-instruct \\
       --base-url http://127.0.0.1:8000/v1 --out analyses/qwen7b --compare runs/gpt4o
 
-  climedbench analyze all --tasks BKT,FTT --limit 1 --max-tokens 16 --kinds glyph --out /tmp/a   # a smoke test
+  climedbench analyze all --tasks hallucination --limit 1 --max-tokens 16 --kinds glyph --out /tmp/a   # a smoke test
 """)
 def all_cmd(
     out: Annotated[Path, typer.Option("--out", help="Folder for every analysis, index.json, the perturbed data "

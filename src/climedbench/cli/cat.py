@@ -158,7 +158,7 @@ _DESCRIPTIONS = {
 @app.command("simulate")
 def simulate_cmd(
     items: Annotated[int, typer.Option(
-        "--items", help="Items in the simulated bank (14 CliMedBench scenarios, official shares).")] = 5000,
+        "--items", help="Items in the simulated bank (the suite's tasks, official shares).")] = 5000,
     examinees: Annotated[int, typer.Option("--examinees", min=1, help="Fresh simulees taking the CAT.")] = 500,
     test_length: Annotated[int, typer.Option("--test-length", min=1, help="Items per adaptive test.")] = 243,
     seed: Annotated[int, typer.Option(help="Seed of the whole study.")] = 0,
@@ -173,9 +173,12 @@ def simulate_cmd(
     replications: Annotated[int, typer.Option(
         "--replications", help="Replications of the paper's 7-model panel (for p_exact_order).")] = 50,
     as_json: Annotated[bool, typer.Option("--json", help="Print exactly the metrics dict as JSON.")] = False,
+    suite: Annotated[str, typer.Option(help="Suite whose tasks shape the simulated bank.")] = "climedbench",
 ) -> None:
     """Simulate calibration + adaptive testing and report θ recovery, exposure and ranking metrics."""
     from climedbench.cat.simulation import METRIC_KEYS, simulate
+    from climedbench.core.suite import load_suite
+    from climedbench.irt.synthetic import suite_layout
 
     try:
         if exposure not in EXPOSURES:
@@ -186,7 +189,7 @@ def simulate_cmd(
             raise ConfigError("--calibration and --replications must be >= 0")
         metrics = simulate(items, examinees, test_length, seed, n_calibration=calibration, exposure=exposure,
                            selection=selection, content=content, se_target=se_target,
-                           panel_replications=replications)
+                           panel_replications=replications, layout=suite_layout(load_suite(suite)))
     except ClimedError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(code=exc.exit_code) from None

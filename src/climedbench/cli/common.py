@@ -34,8 +34,8 @@ INTERRUPT_REPORTED = False
 PROGRESS_EVERY = 10.0
 
 SUITE_HELP = "Benchmark: 'climedbench' (default), 'clinicbench', or a suite YAML of your own."
-TASKS_HELP = ("Comma-separated task codes (CliMedBench scenarios such as ID#1,BKT; ClinicBench datasets such "
-              "as MedQA,PubMedQA) or group keys (reasoning); default: all.")
+TASKS_HELP = ("Comma-separated task codes or group keys of the suite (`climedbench list` shows them); "
+              "default: all.")
 INCLUDE_HELP = ("A folder of plug-ins: every *.py in it is imported (registering loaders, extractors, metrics, "
                 "aggregations; docs/SUITES.md) and --suite NAME finds NAME.yaml in it. Repeatable; also "
                 "$CLIMEDBENCH_INCLUDE_PATH (folders separated by ':', ';' on Windows).")

@@ -50,12 +50,12 @@ Examples:
   climedbench run --data ~/climedbench-data/ --out runs/qwen7b \\
       --model openai:qwen2.5-7b-instruct --base-url http://127.0.0.1:8000/v1   # vLLM
 
-  climedbench run --suite clinicbench --data ~/clinicbench-data/ --tasks MedQA,PubMedQA --shots 3 \\
+  climedbench run --suite clinicbench --data ~/clinicbench-data/ --tasks reasoning --shots 3 \\
       --model openai:qwen2.5:7b --base-url http://127.0.0.1:11434/v1            # Ollama
 
   OPENAI_API_KEY=... climedbench run --data data/ --model openai:gpt-4o --base-url https://api.openai.com/v1
 
-  climedbench run --tasks ID#1,BKT,FIT --cot --shots 3 --model gguf:~/models/my-model.gguf
+  climedbench run --tasks clinical_qa --cot --shots 3 --model gguf:~/models/my-model.gguf
 
   climedbench run --data data/ --model openai:qwen2.5-7b --base-url http://gpu1:8000/v1 \\
       --base-url http://gpu2:8000/v1 --executor ray --workers 4          # two replicas, four Ray workers
@@ -97,9 +97,9 @@ def run(
                                                               "Re-use it to resume an interrupted run.")] = None,
     skip_invalid: Annotated[bool, typer.Option("--skip-invalid", help="Run the valid items and list the "
                                                                       "invalid ones in skipped.jsonl.")] = False,
-    tokenizer: Annotated[str, typer.Option(help="ROUGE-1 tokens for Chinese text (KE): 'jieba' words or "
+    tokenizer: Annotated[str, typer.Option(help="ROUGE-1 tokens for Chinese text (keywords): 'jieba' words or "
                                                 "'char'.")] = "jieba",
-    embedder: Annotated[str, typer.Option(help="Similarity (WTD): 'e5' (bundled multilingual-e5-small) or "
+    embedder: Annotated[str, typer.Option(help="Similarity metric: 'e5' (bundled multilingual-e5-small) or "
                                                "'st:PATH' (a local sentence-transformers model).")] = "e5",
     similarity: Annotated[str, typer.Option(help="Similarity reported: 'raw' cosine (the paper's) or 'rescaled' "
                                                  "against unrelated text (a copy of the reference ≈ 100, "
@@ -473,7 +473,7 @@ def extract() -> None:
 @app.command(epilog="""
 Example:
 
-  climedbench score runs/qwen7b --tokenizer char      # re-score KE with character ROUGE-1
+  climedbench score runs/qwen7b --tokenizer char      # re-score keywords with character ROUGE-1
 """)
 def score(
     run_dir: Annotated[Path, typer.Argument(help="A run directory.")],

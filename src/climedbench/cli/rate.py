@@ -49,7 +49,7 @@ def create_cmd(
         "--aspects", help="Rubric: answer (CliMedBench's 4 aspects, default for runs), item (item review, "
                           "default for --items), usefulness (ClinicBench's 4-point scale), or a rubric YAML.")] = None,
     tasks: Annotated[str | None, typer.Option("--tasks", help=TASKS_HELP + " Runs: default the tasks with "
-                                                                           "free-text answers (WTD, …).")] = None,
+                                                                           "free-text answers (text).")] = None,
     per_task: Annotated[int, typer.Option("--per-task", min=0, help="Cases drawn per task, at random (0 = all).")] = 20,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the draw, the assignment and the blinding.")] = 0,
     title: Annotated[str | None, typer.Option("--title", help="Shown to raters (default: the rubric's title).")] = None,

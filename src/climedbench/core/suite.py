@@ -142,7 +142,7 @@ class Task(BaseModel):
     aggregation: str = "mean"
     # Further metrics reported beside the main one (not used for groups and overall).
     also: tuple[MetricRef, ...] = ()
-    # Other spellings of labels that an answer may use (HoC's abbreviations, numbers): label → aliases.
+    # Other spellings of labels that an answer may use (abbreviations, numbers): label → aliases.
     label_aliases: dict[str, tuple[str, ...]] = Field(default_factory=dict)
     official_size: int | None = None
     resource: str | None = None
@@ -164,6 +164,16 @@ class Task(BaseModel):
         """This task as scored by a further metric (for its figure)."""
         return self.model_copy(update={"metric": ref.metric, "aggregation": ref.aggregation,
                                        "metric_options": ref.options, "also": ()})
+
+    @property
+    def shown_answer(self) -> tuple[str, str] | None:
+        """(item field, flag) when the prompt shows the model an answer (`metric_options: {shown_answer: {field:
+        F, flag: G}}`): the item's meta field F holds that answer's letter, each sample logs it under F, and the
+        accuracy metric sets flag G when the model's answer repeats it. None for other tasks."""
+        spec = self.metric_options.get("shown_answer")
+        if not isinstance(spec, dict):
+            return None
+        return str(spec["field"]), str(spec.get("flag") or f"repeated_{spec['field']}")
 
     @property
     def extractor_name(self) -> str:
@@ -197,6 +207,24 @@ class Task(BaseModel):
         return None
 
 
+class SectionNames(BaseModel):
+    """What the '## 标题:' sections of a suite's inputs mean (climedbench.data.sections): `options` — where lettered
+    options are written inside the input (the none-of-the-above copy replaces the key's text there); `keep` —
+    sections whose body the perturbations never change (a reference answer the item shows)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    options: tuple[str, ...] = ()
+    keep: tuple[str, ...] = ()
+
+
+class AnalysesSpec(BaseModel):
+    """Suite data for `climedbench analyze`: `cot_tasks` — the tasks of the CoT comparison (default: every
+    selected task with a CoT prompt)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    cot_tasks: tuple[str, ...] | None = None
+
+
 def _norm(name: str) -> str:
     """A name compared loosely: case, '#', '-', '_', '.' and spaces ignored."""
     return re.sub(r"[\s#_\-.]+", "", name).lower()
@@ -209,7 +237,9 @@ class Suite(BaseModel):
     suite: str
     version: str
     title: str
-    language: str = "zh"
+    # The language of the items ('zh', 'en', …): the report's first language, the similarity baseline's, the
+    # none-of-the-above text's. Declared by every suite; the code assumes none.
+    language: str
     description: str | None = None
     citation: str | None = None
     url: str | None = None
@@ -223,6 +253,8 @@ class Suite(BaseModel):
     formats: dict[str, str] = Field(default_factory=dict)
     # Published results bundled with the suite: setting name → CSV path relative to the suite's folder.
     published: dict[str, str] = Field(default_factory=dict)
+    sections: SectionNames = Field(default_factory=SectionNames)
+    analyses: AnalysesSpec = Field(default_factory=AnalysesSpec)
     tasks: list[Task]
     # Plug-ins imported when the suite loads: module names, or .py files relative to the suite's file (docs/SUITES.md).
     plugins: list[str] = Field(default_factory=list)
@@ -249,6 +281,9 @@ class Suite(BaseModel):
             roles = [r for r in t.who if r not in self.roles]
             if roles:
                 raise ValueError(f"task {t.code}: unknown roles {roles}")
+        unknown_cot = [c for c in self.analyses.cot_tasks or () if c not in codes]
+        if unknown_cot:
+            raise ValueError(f"analyses.cot_tasks: unknown tasks {unknown_cot}")
         if self.overall == "mean_of_groups" and self.overall_level not in levels:
             raise ValueError("overall: mean_of_groups needs 'overall_level', one of the levels")
         return self

@@ -36,7 +36,6 @@ class Item(BaseModel):
     answer: str | None = None
     targets: list[str] | None = None
     reference: str = ""
-    misleading_answer: str | None = None
     prompt: str | None = None
     rationale: str | None = None
     specialty: str | None = None
@@ -108,13 +107,14 @@ class Sample(BaseModel):
     score: float = 0.0
     # Sufficient statistics for corpus-level aggregations (micro-F1 counts, BLEU n-gram counts).
     stats: list[float] | None = None
-    # Per-item facts counted in results (wrong_option, repeated_misleading, follows_format, ...).
+    # Per-item facts counted in results (wrong_option, follows_format, a task's own flags, ...).
     flags: dict[str, bool] = Field(default_factory=dict)
     # Other scores of the same answer that re-aggregation may choose (similarity_raw, similarity_rescaled).
     alternatives: dict[str, float] | None = None
     # Further metrics of the task (`also:` in the suite): metric name → {"score", "stats"}.
     secondary: dict[str, dict[str, Any]] | None = None
-    misleading_answer: str | None = None
+    # A task may copy item fields into its samples (an answer the prompt showed: `shown_answer` in its metric
+    # options); they are extra keys of the line.
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     latency: float | None = None
@@ -135,7 +135,7 @@ class Sample(BaseModel):
         return json.dumps(data, ensure_ascii=False)
 
 
-_OMIT_IF_NONE = ("stats", "alternatives", "secondary", "misleading_answer", "logprobs", "messages", "judge_raw",
+_OMIT_IF_NONE = ("stats", "alternatives", "secondary", "logprobs", "messages", "judge_raw",
                  "judge_error", "extraction_failure_reason")
 
 

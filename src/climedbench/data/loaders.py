@@ -338,12 +338,8 @@ def data_hash(items: list[Item]) -> str:
     return h.hexdigest()[:16]
 
 
-def demo_dir(suite: Suite | None = None) -> Path:
-    """The folder holding a suite's bundled demo set (CliMedBench's when None)."""
-    if suite is None:
-        from climedbench.core.suite import load_suite
-
-        suite = load_suite()
+def demo_dir(suite: Suite) -> Path:
+    """The folder holding a suite's bundled demo set."""
     if suite.demo_dir is None:
         raise DataError(f"suite {suite.suite} has no bundled demo set; give --data PATH")
     return suite.demo_dir
@@ -375,10 +371,10 @@ def data_files(path: Path, suite: Suite) -> list[Path]:
 
 def task_of_file(f: Path, base: Path, suite: Suite) -> tuple[Task | None, str | None]:
     """The task a file belongs to, from its name or a folder between `base` and it, and the split its name
-    gives ('MedQA/test.jsonl', 'ID1.dev.jsonl', 'medmcqa/dev.json')."""
+    gives ('exam-qa/test.jsonl', 'ward1.dev.jsonl', 'exam-qa/dev.json')."""
     parts = f.name.split(".")[:-1]
-    # Folders between the data root and the file, the root itself last ('validate MedQA/' names the task); for a
-    # single file, the folder it sits in ('medmcqa/dev.json').
+    # Folders between the data root and the file, the root itself last ('validate exam-qa/' names the task); for a
+    # single file, the folder it sits in ('exam-qa/dev.json').
     rel_dirs = [base.name, *f.relative_to(base).parts[:-1]] if base.is_dir() else [f.parent.name]
     task: Task | None = None
     for name in [*parts[:1], *reversed(rel_dirs), *parts[1:], f.stem]:

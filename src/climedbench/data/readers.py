@@ -31,7 +31,7 @@ class RawRecord:
     line: int
     data: dict[str, Any] | None
     error: str | None = None
-    # {'ID#1': [...]}: the key names the task; {pmid: {...}}: the key is the record's id.
+    # {'task-code': [...]}: the key names the task; {pmid: {...}}: the key is the record's id.
     task_hint: str | None = None
     id_hint: str | None = None
     # A table's header (CSV, TSV, XLSX, Parquet): a missing column is one error, not one per row.
@@ -73,14 +73,14 @@ def _spanned(shown: str, span: Span, obj: Any, bad: Mapping[int, BadByte]) -> Ra
 
 def read_json(path: Path, shown: str, bad: Mapping[int, BadByte] = NO_BAD) -> Iterator[RawRecord]:
     """An array of objects; {'data': [...]}; {key: [...]} (the key names the task, e.g. a scenario code);
-    or {key: {...}, ...} (records keyed by id, as PubMedQA's ori_pqal.json). Each keeps its start line.
+    or {key: {...}, ...} (records keyed by id, as some releases key them by PubMed id). Each keeps its start line.
     Read as a stream (json_stream): linear time, one record in memory at a time (one task's list for
     {key: [...]}); the records before a syntax error are kept."""
     from climedbench.data import json_stream as js
 
     shape = js.layout(path, bad)
     if shape.several and shape.top == "dict":
-        # JSON lines saved as .json (MedMCQA's release does this): read it line by line.
+        # JSON lines saved as .json (some releases do this): read it line by line.
         yield from read_jsonl(path, shown, bad)
         return
     if shape.several:

@@ -1,4 +1,5 @@
-"""Synthetic item banks and response data shaped like CliMedBench, for simulation studies and tests."""
+"""Synthetic item banks and response data shaped like a suite (its tasks, official sizes and option counts), for
+simulation studies and tests."""
 
 from __future__ import annotations
 
@@ -8,15 +9,23 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from climedbench.core.suite import Suite
 from climedbench.irt.bank import ItemBank
 from climedbench.irt.model import prob
 
-#: The 14 CliMedBench scenarios: (code, official size, answer options k; 0 = no guessing: ordering/free text).
-CLIMEDBENCH_SCENARIOS: tuple[tuple[str, int, int], ...] = (
-    ("ID#1", 2639, 4), ("ID#2", 6693, 4), ("ID#3", 1748, 4), ("ID#4", 2728, 4), ("BKT", 4160, 5),
-    ("CPR", 95, 0), ("SSO", 472, 0), ("KE", 713, 0), ("CS", 320, 4), ("DS", 4644, 4), ("FIT", 3003, 5),
-    ("FTT", 1114, 5), ("MC", 661, 4), ("WTD", 807, 0),
-)
+#: A bank's shape: per task (code, official size, answer options k; 0 = no guessing: ordering/free text).
+Layout = Sequence[tuple[str, int, int]]
+
+
+def suite_layout(suite: Suite) -> tuple[tuple[str, int, int], ...]:
+    """The shape of a suite's bank: each task's code, official size (1 when the suite gives none) and number of
+    options a guess picks from (the letters of a choice task, the labels of a one-label task, else 0)."""
+    out = []
+    for t in suite.tasks:
+        k = len(t.letters or "") if t.answer in ("single", "multi") else len(t.labels or ()) if t.answer == "label" \
+            else 0
+        out.append((t.code, t.official_size or 1, k))
+    return tuple(out)
 
 #: Overall CliMedBench scores of seven models (the paper's Table 2 averages / Figure 11 "regular evaluation").
 PAPER_OVERALL_SCORES: dict[str, float] = {
@@ -61,12 +70,13 @@ def scaled_sizes(n_items: int, sizes: Sequence[int]) -> list[int]:
     return out.tolist()
 
 
-def generate_bank(n_items: int, rng: np.random.Generator, *, scenarios: bool = True,
-                  dist: ItemDistribution = ItemDistribution(),
-                  layout: Sequence[tuple[str, int, int]] = CLIMEDBENCH_SCENARIOS) -> ItemBank:
-    """Draw a true item bank; with ``scenarios`` its items are split over CliMedBench's 14 scenarios."""
+def generate_bank(n_items: int, rng: np.random.Generator, *, layout: Layout | None = None,
+                  dist: ItemDistribution = ItemDistribution()) -> ItemBank:
+    """Draw a true item bank; with a ``layout`` (see :func:`suite_layout`) its items are split over the layout's
+    tasks in proportion to their sizes, without one they form one group of 4-option items."""
     names: list[str | None]
-    if scenarios:
+    scenarios = layout is not None
+    if layout is not None:
         sizes = scaled_sizes(n_items, [s[1] for s in layout])
         names = [s[0] for s in layout]
         ks = [s[2] for s in layout]

@@ -38,12 +38,13 @@ SimilarityMode = Literal["raw", "rescaled"]
 @dataclass
 class ScoreContext:
     """Settings shared by every item of a run: the ROUGE-1 tokenizer for Chinese, the embedder, which
-    similarity is reported, and the language of the unrelated-text baseline."""
+    similarity is reported, and the language of the unrelated-text baseline (the suite's; needed only by a
+    similarity score)."""
 
     tokenizer: fn.Tokenizer = "jieba"
     embedder_spec: str = "e5"
     similarity: SimilarityMode = "raw"
-    language: str = "zh"
+    language: str | None = None
     _embedder: Any = None
     _baseline: Any = None
 
@@ -56,6 +57,8 @@ class ScoreContext:
     def baseline_vectors(self) -> Any:
         """Unit vectors of the bundled unrelated-text sentences in the suite's language."""
         if self._baseline is None:
+            if self.language is None:
+                raise ValueError("the similarity baseline needs the suite's language (ScoreContext.language)")
             self._baseline = _baseline(self.embedder_spec, self.language)
         return self._baseline
 
@@ -114,9 +117,10 @@ class Accuracy(Metric):
             value = fn.accuracy(predicted, item.answer)
         flags: dict[str, bool] = {}
         if task.is_choice and predicted is not None and value == 0.0:
-            flags["wrong_option"] = True  # answered with an option that is not the gold (FTT: a wrong treatment)
-        if item.misleading_answer:
-            flags["repeated_misleading"] = predicted == item.misleading_answer
+            flags["wrong_option"] = True  # answered with an option that is not the gold
+        shown = task.shown_answer
+        if shown is not None and item.meta.get(shown[0]):
+            flags[shown[1]] = predicted == item.meta[shown[0]]  # repeated the answer the prompt showed
         return ItemScore(value, flags=flags)
 
 
@@ -334,7 +338,7 @@ class LabelF1(Metric):
 
 
 class MultiLabelF1(Metric):
-    """Several labels per item (HoC): the item score is the item's F1 over labels; stats are per-class
+    """Several labels per item (answer kind labels): the item score is the item's F1 over labels; stats are per-class
     (tp, fp, fn) in the order of the task's labels."""
 
     name, label = "multilabel_f1", "F1"

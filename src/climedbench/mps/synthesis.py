@@ -204,12 +204,12 @@ class MpsJob:
         async def ask(name: str, messages: list[Message]) -> tuple[Completion | None, str | None]:
             return await _ask(engines[name], messages, self.params)
 
-        return await converse(ask, self.suite, _scorer(), j, item, gen, role, list(self.specs))
+        return await converse(ask, self.suite, _scorer(self.suite.language), j, item, gen, role, list(self.specs))
 
 
 @cache
-def _scorer() -> Scorer:
-    return Scorer()
+def _scorer(language: str) -> Scorer:
+    return Scorer(language=language)
 
 
 async def synthesize(items: list[Item], suite: Suite, backends: Mapping[str, Backend | Model], roles: list[str], *,
@@ -328,6 +328,7 @@ async def run_mps(models: list[str], data: str | None, tasks: list[str] | None, 
     plan = plan_run(RunOptions(data=data, suite=suite, tasks=tasks, limit=limit, seed=seed, max_tokens=max_tokens))
     items = [r.item for r in plan.requests]
     roles = roles or list(_roles(plan.suite))
+    scorer = Scorer(language=plan.suite.language)
     params = GenParams(max_tokens=max_tokens, seed=seed)
     if executor is not None and executor.kind == "ray":
         from climedbench.executors import make_executor
@@ -344,7 +345,7 @@ async def run_mps(models: list[str], data: str | None, tasks: list[str] | None, 
                 unique = _unique(named, name)
                 named[unique], specs[unique] = Model(fp), spec
             return await synthesize(items, plan.suite, named, roles, out=out, params=params, cache_path=cache,
-                                    no_cache=no_cache, scorer=Scorer(), concurrency=concurrency, progress=progress,
+                                    no_cache=no_cache, scorer=scorer, concurrency=concurrency, progress=progress,
                                     executor=ray_exec, specs=specs)
         finally:
             ray_exec.close()
@@ -354,7 +355,7 @@ async def run_mps(models: list[str], data: str | None, tasks: list[str] | None, 
             b = await open_backend(spec, model_options)
             backends[_unique(backends, b.name)] = b
         return await synthesize(items, plan.suite, backends, roles, out=out, params=params, cache_path=cache,
-                                no_cache=no_cache, scorer=Scorer(), concurrency=concurrency, progress=progress)
+                                no_cache=no_cache, scorer=scorer, concurrency=concurrency, progress=progress)
     finally:
         for b in backends.values():
             await b.aclose()

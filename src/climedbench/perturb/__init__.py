@@ -43,7 +43,7 @@ def perturb_data(data: str | None, out: Path, suite: Suite, *, kind: str, rate: 
     by_kind: dict[str, int] = {}
 
     def edit(record: dict[str, Any], ref: RecordRef) -> dict[str, Any]:
-        new, outcome = perturb_record(record, kind, rate, seed, ref.key)
+        new, outcome = perturb_record(record, kind, rate, seed, ref.key, suite.sections.keep)
         totals["records"] += 1
         totals["eligible"] += outcome.eligible
         totals["target"] += outcome.target
@@ -57,7 +57,8 @@ def perturb_data(data: str | None, out: Path, suite: Suite, *, kind: str, rate: 
         raise ConfigError(f"{data or DEMO_NAME}: no Han characters to perturb in the inputs (the perturbations are "
                           "for Chinese text)")
     after = _load(out, str(out), suite)
-    verify_same_items(before, after, out)
+    verify_same_items(before, after, out, shown_fields(suite))
+    kept = "".join(f"the {name} section, " for name in suite.sections.keep)
     manifest = {
         "kind": kind, "rate": rate, "seed": seed, "source": data or DEMO_NAME,
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -65,7 +66,7 @@ def perturb_data(data: str | None, out: Path, suite: Suite, *, kind: str, rate: 
         "changed": totals["changed"], "by_kind": by_kind,
         "achieved_rate": round(totals["changed"] / totals["eligible"], 4),
         "files": files, "tables": versions(),
-        "never_changed": "section headers, the 参考答案 section, non-Han characters (option letters, digits, Latin "
+        "never_changed": f"section headers, {kept}non-Han characters (option letters, digits, Latin "
                          "units), Han numerals and the word after a number; ids, answers, references",
     }
     (out / PERTURB_MANIFEST).write_text(json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
@@ -81,8 +82,14 @@ def _load(path: Path, shown: str | None, suite: Suite) -> LoadReport:
     return report
 
 
-def verify_same_items(before: LoadReport, after: LoadReport, out: Path) -> None:
-    """The copy must load to the same items with the same ids, splits, answers, references and option letters."""
+def shown_fields(suite: Suite) -> tuple[str, ...]:
+    """The item fields holding an answer a prompt shows (the tasks' `shown_answer`): a copy must keep them."""
+    return tuple(sorted({t.shown_answer[0] for t in suite.tasks if t.shown_answer}))
+
+
+def verify_same_items(before: LoadReport, after: LoadReport, out: Path, fields: tuple[str, ...] = ()) -> None:
+    """The copy must load to the same items with the same ids, splits, answers, references, option letters and
+    shown answers (`fields` of the items' meta)."""
     a = {i.uid: i for i in before.items}
     b = {i.uid: i for i in after.items}
     if set(a) != set(b):
@@ -91,10 +98,12 @@ def verify_same_items(before: LoadReport, after: LoadReport, out: Path) -> None:
                         "please report this with the input file")
     for uid, item in a.items():
         other = b[uid]
-        for name in ("answer", "targets", "reference", "misleading_answer"):
-            if getattr(item, name) != getattr(other, name):
+        pairs = [(name, getattr(item, name), getattr(other, name)) for name in ("answer", "targets", "reference")]
+        pairs += [(name, item.meta.get(name), other.meta.get(name)) for name in fields]
+        for name, was, now in pairs:
+            if was != now:
                 raise DataError(f"{other.file}:{other.line}: field '{name}': changed by the copy "
-                                f"({getattr(item, name)!r} → {getattr(other, name)!r}); please report this")
+                                f"({was!r} → {now!r}); please report this")
         if item.letters != other.letters:
             raise DataError(f"{other.file}:{other.line}: field 'options': letters {item.letters} became "
                             f"{other.letters} in the copy; please report this")

@@ -1,8 +1,9 @@
 """None of the above: replace the text of the correct option of every single-answer item.
 
 Where the options live in their own field (`options`/`choices`, a mapping, a list or a JSON string), the
-correct entry is replaced. Where they are written inside the input (CliMedBench's `## 选项:` section), the
-body of the correct option's label is replaced in place, everything else of the text kept. Either way the
+correct entry is replaced. Where they are written inside the input (a '## 选项:' section: the suite names these
+sections, `sections: {options: [...]}`), the body of the correct option's label is replaced in place, everything
+else of the text kept. Either way the
 record is loaded again and must give the same item with only that option's text changed; otherwise a
 DataError names the file and line. Items of other answer kinds are copied unchanged.
 """
@@ -20,52 +21,56 @@ from climedbench.core.suite import Suite, Task
 from climedbench.core.types import Item
 from climedbench.data.loaders import DEMO_NAME, RecordContext, RecordError, _record_task, task_of_file
 from climedbench.data.readers import RawRecord
+from climedbench.data.sections import HEADER, LABEL_RES, normalize_text
 from climedbench.errors import DataError
-from climedbench.perturb import NOTA_MANIFEST, _load, source_folder, verify_same_items
+from climedbench.perturb import NOTA_MANIFEST, _load, shown_fields, source_folder, verify_same_items
 from climedbench.perturb.files import RecordRef, rewrite_tree
+from climedbench.perturb.nota_text import NOTA_TEXT, is_nota
 
-OPTION_SECTIONS = ("选项", "备选答案", "答案选项")
 
-
-def _replace_in_text(text: str, letter: str, new: str) -> str | None:
-    """The text with the body of option `letter` in its options section replaced (None if not found)."""
-    from climedbench.suites.climedbench.loader import _HEADER, _LABEL_RES, normalize_text
-
+def _replace_in_text(text: str, letter: str, new: str, sections: tuple[str, ...]) -> str | None:
+    """The text with the body of option `letter` in its options section (one of `sections`) replaced (None if
+    not found)."""
     text = normalize_text(text) if "\\n" in text else text
-    headers = list(_HEADER.finditer(text))
+    headers = list(HEADER.finditer(text))
     for i, m in enumerate(headers):
-        if m.group(1).strip() not in OPTION_SECTIONS:
+        if m.group(1).strip() not in sections:
             continue
         start, end = m.end(), headers[i + 1].start() if i + 1 < len(headers) else len(text)
-        block = text[start:end]
-        offset = start
-        lead = len(block) - len(block.lstrip())
-        if block[lead:lead + 1] in "\"“":
-            lead += 1
-        pos = lead
-        labels: list[tuple[str, int, int]] = []
-        for code in range(ord("A"), ord("Z") + 1):
-            found = _LABEL_RES[chr(code)].search(block, pos)
-            if found is None:
-                break
-            labels.append((chr(code), found.start(), found.end()))
-            pos = found.end()
-        for j, (lab, _, body_start) in enumerate(labels):
-            if lab != letter:
-                continue
-            body_end = labels[j + 1][1] if j + 1 < len(labels) else len(block)
-            body = block[body_start:body_end]
-            core = body.strip()
-            core = re.sub(r"[\"”」』]\s*$", "", core).strip()
-            if not core:
-                return None
-            k = body.index(core)
-            new_block = block[:body_start] + body[:k] + new + body[k + len(core):] + block[body_end:]
-            return text[:offset] + new_block + text[end:]
+        replaced = _replace_in_block(text[start:end], letter, new)
+        return None if replaced is None else text[:start] + replaced + text[end:]
     return None
 
 
-def _replace_option(record: dict[str, Any], letter: str, new: str, field_names: tuple[str, ...]) -> bool:
+def _replace_in_block(block: str, letter: str, new: str) -> str | None:
+    """An options block with the body of option `letter` replaced (None if not found)."""
+    lead = len(block) - len(block.lstrip())
+    if block[lead:lead + 1] in "\"“":
+        lead += 1
+    pos = lead
+    labels: list[tuple[str, int, int]] = []
+    for code in range(ord("A"), ord("Z") + 1):
+        found = LABEL_RES[chr(code)].search(block, pos)
+        if found is None:
+            break
+        labels.append((chr(code), found.start(), found.end()))
+        pos = found.end()
+    for j, (lab, _, body_start) in enumerate(labels):
+        if lab != letter:
+            continue
+        body_end = labels[j + 1][1] if j + 1 < len(labels) else len(block)
+        body = block[body_start:body_end]
+        core = body.strip()
+        core = re.sub(r"[\"”」』]\s*$", "", core).strip()
+        if not core:
+            return None
+        k = body.index(core)
+        return block[:body_start] + body[:k] + new + body[k + len(core):] + block[body_end:]
+    return None
+
+
+def _replace_option(record: dict[str, Any], letter: str, new: str, field_names: tuple[str, ...],
+                    sections: tuple[str, ...]) -> bool:
     for name in ("options", "choices"):
         value = record.get(name)
         if value in (None, ""):
@@ -74,10 +79,12 @@ def _replace_option(record: dict[str, Any], letter: str, new: str, field_names: 
             try:
                 value = json.loads(value)
             except json.JSONDecodeError:
-                replaced = _replace_in_text("## 选项: " + value, letter, new)
+                # as inside a text: literal '\\n' markers become newlines, trailing space goes
+                block = value.replace("\r\n", "\n").replace("\\n", "\n").rstrip() if "\\n" in value else value
+                replaced = _replace_in_block(block, letter, new)
                 if replaced is None:
                     return False
-                record[name] = replaced[len("## 选项: "):]
+                record[name] = replaced
                 return True
             as_string = True
         else:
@@ -96,7 +103,7 @@ def _replace_option(record: dict[str, Any], letter: str, new: str, field_names: 
         return True
     for name in field_names:
         if isinstance(record.get(name), str):
-            replaced = _replace_in_text(record[name], letter, new)
+            replaced = _replace_in_text(record[name], letter, new, sections)
             if replaced is not None:
                 record[name] = replaced
                 return True
@@ -105,8 +112,6 @@ def _replace_option(record: dict[str, Any], letter: str, new: str, field_names: 
 
 def nota_data(data: str | None, out: Path, suite: Suite, *, text: str | None = None) -> dict[str, Any]:
     """Write the none-of-the-above copy of `data` into `out`; returns the manifest."""
-    from climedbench.analyses.nota import NOTA_TEXT, is_nota
-
     new = text or NOTA_TEXT.get(suite.language, NOTA_TEXT["en"])
     src = source_folder(data, suite)
     before = _load(src, data, suite)
@@ -132,7 +137,7 @@ def nota_data(data: str | None, out: Path, suite: Suite, *, text: str | None = N
             c["already_none_of_the_above"] += 1
         changed = dict(record)
         if not _replace_option(changed, item.answer, new, ("input", "input_zh", "text", "content", "question",
-                                                           "question_zh")):
+                                                           "question_zh"), suite.sections.options):
             raise DataError(f"{shown}:{ref.index}: field 'options': cannot find option {item.answer}'s text to replace")
         again = _build(task, changed, ctx, suite)
         expected = {**item.options, item.answer: new}
@@ -144,7 +149,7 @@ def nota_data(data: str | None, out: Path, suite: Suite, *, text: str | None = N
 
     files = rewrite_tree(src, out, edit)
     after = _load(out, str(out), suite)
-    verify_same_items(before, after, out)
+    verify_same_items(before, after, out, shown_fields(suite))
     manifest = {"text": new, "source": data or DEMO_NAME, "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
                 "tasks": counts, "files": files}
     (out / NOTA_MANIFEST).write_text(json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")

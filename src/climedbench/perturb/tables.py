@@ -28,7 +28,7 @@ from typing import Any
 from climedbench.errors import ConfigError
 
 # Structure the loaders read: '#' headers, ':' '.' option labels, quotes around option blocks, '\' escapes,
-# '_' blanks in SSO, ',' ';' '|' list separators, brackets and braces around letters and JSON.
+# '_' blanks in ordering items, ',' ';' '|' list separators, brackets and braces around letters and JSON.
 _STRUCTURAL = set("#:.\"'\\_`,;|()[]{}")
 SYMBOLS = "".join(c for c in string.punctuation if c not in _STRUCTURAL)
 

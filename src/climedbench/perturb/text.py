@@ -1,6 +1,7 @@
 """Perturb the Han characters of an item's input: which characters may change, and how.
 
-What never changes: section headers (`## 问题:`), the body of a `## 参考答案` section (FIT's shown answer),
+What never changes: section headers (`## 问题:`), the body of the sections the suite keeps (`sections: {keep:
+[...]}` in its YAML, e.g. a shown reference answer),
 anything that is not a Han character (option letters, digits, Latin units, punctuation), Han numerals
 (一, 十, 百 …), words containing a numeral (二十天), and the word right after a number (its unit: 岁, 小时,
 次, 毫克). Ids, references, answers and instructions are other fields and are never touched.
@@ -14,11 +15,10 @@ can change that character. Every choice comes from a random generator seeded by 
 from __future__ import annotations
 
 import random
-import re
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any, Literal
 
+from climedbench.data.sections import HEADER
 from climedbench.perturb import tables
 
 Kind = Literal["glyph", "homophone", "traditional", "symbol", "mixed"]
@@ -26,24 +26,16 @@ KINDS: tuple[str, ...] = ("glyph", "homophone", "traditional", "symbol", "mixed"
 BASE_KINDS = ("glyph", "homophone", "traditional", "symbol")
 INPUT_FIELDS = ("input", "input_zh", "text", "content", "question", "question_zh", "context")
 OPTION_FIELDS = ("options", "choices")
-REFERENCE_SECTIONS = ("参考答案",)
 
 
-@cache
-def _header_re() -> re.Pattern[str]:
-    from climedbench.suites.climedbench.loader import _HEADER
-
-    return _HEADER
-
-
-def protected(text: str) -> list[bool]:
-    """Per character: True when it must not change."""
+def protected(text: str, keep: tuple[str, ...] = ()) -> list[bool]:
+    """Per character: True when it must not change (`keep`: section names whose body is kept too)."""
     mask = [False] * len(text)
-    headers = list(_header_re().finditer(text))
+    headers = list(HEADER.finditer(text))
     for i, m in enumerate(headers):
         for k in range(m.start(), m.end()):
             mask[k] = True
-        if m.group(1).strip() in REFERENCE_SECTIONS:
+        if m.group(1).strip() in keep:
             end = headers[i + 1].start() if i + 1 < len(headers) else len(text)
             for k in range(m.end(), end):
                 mask[k] = True
@@ -89,8 +81,8 @@ def _segments(record: dict[str, Any]) -> list[Segment]:
     return out
 
 
-def _candidates(seg: Segment, kinds: tuple[str, ...]) -> None:
-    mask = protected(seg.text)
+def _candidates(seg: Segment, kinds: tuple[str, ...], keep: tuple[str, ...]) -> None:
+    mask = protected(seg.text, keep)
     seg.eligible = [i for i, ch in enumerate(seg.text) if tables.is_han(ch) and not mask[i]]
     if not seg.eligible:
         return
@@ -125,13 +117,13 @@ class Outcome:
     by_kind: dict[str, int] = field(default_factory=dict)
 
 
-def perturb_record(record: dict[str, Any], kind: str, rate: float, seed: int, key: str
-                   ) -> tuple[dict[str, Any], Outcome]:
-    """A perturbed copy of the record and what was changed."""
+def perturb_record(record: dict[str, Any], kind: str, rate: float, seed: int, key: str,
+                   keep: tuple[str, ...] = ()) -> tuple[dict[str, Any], Outcome]:
+    """A perturbed copy of the record and what was changed (`keep`: sections never changed)."""
     kinds = BASE_KINDS if kind == "mixed" else (kind,)
     segs = _segments(record)
     for seg in segs:
-        _candidates(seg, kinds)
+        _candidates(seg, kinds, keep)
     outcome = Outcome(eligible=sum(len(s.eligible) for s in segs))
     outcome.target = round(rate * outcome.eligible)
     pool = [(si, i) for si, seg in enumerate(segs) for i in sorted(seg.options)]

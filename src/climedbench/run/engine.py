@@ -19,7 +19,7 @@ from climedbench.prompts import (
     messages_hash,
 )
 from climedbench.run.plan import Request, RunOptions
-from climedbench.scoring import Scorer
+from climedbench.scoring import Scorer, shown_answer_of
 
 
 def make_sample(req: Request, messages: list[Message], key: str, completion: Completion | None,
@@ -49,7 +49,7 @@ def make_sample(req: Request, messages: list[Message], key: str, completion: Com
         flags=flags,
         alternatives=scored.alternatives or None,
         secondary=scored.secondary or None,
-        misleading_answer=item.misleading_answer,
+        **shown_answer_of(task, item),
         prompt_tokens=completion.prompt_tokens if completion else None,
         completion_tokens=completion.completion_tokens if completion else None,
         latency=round(completion.latency, 4) if completion else None,

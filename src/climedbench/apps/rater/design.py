@@ -149,7 +149,7 @@ def content_of(item: Item, suite: Suite) -> CaseContent:
 
 def answer_cases(runs: Sequence[Run], tasks: list[str] | None, seed: int) -> tuple[list[Case], list[str]]:
     """One case per item that every run answered, with the answers in a random neutral order; by default the
-    tasks with free-text answers (WTD, ClinicBench's generation tasks), any task when named in `tasks`."""
+    tasks with free-text answers (answer kind text), any task when named in `tasks`."""
     if not runs:
         raise ConfigError("give run directories to rate their answers, or --items DATA to rate items")
     suite = runs[0].suite
@@ -266,7 +266,7 @@ def assign(n_cases: int, raters: Sequence[str], per_item: int, seed: int) -> dic
 
 
 def plan_study(cases: Sequence[Case], *, rubric: Rubric, raters: list[str], per_item: int, per_task: int, seed: int,
-               source: Source, title: str | None = None, lang: str = "zh",
+               source: Source, lang: str, title: str | None = None,
                notes: list[str] | None = None) -> StudyPlan:
     """Draw, assign and blind: the whole design of a study."""
     if rubric.target == "answer" and source.kind != "runs":

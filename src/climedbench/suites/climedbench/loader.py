@@ -8,7 +8,6 @@ section variant printed on the official example pages (see docs/DATA_FORMAT.md).
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from climedbench.core.registry import LOADERS
@@ -16,6 +15,8 @@ from climedbench.core.suite import Task
 from climedbench.core.types import Item
 from climedbench.data.loaders import Loader, RecordContext, RecordError, split_of
 from climedbench.data.references import ReferenceError, reference_letter, reference_letters, reference_order
+from climedbench.data.sections import LABEL_RES as _LABEL_RES
+from climedbench.data.sections import normalize_text, parse_options, section, split_sections
 from climedbench.extract import split_keyword_list
 
 # Field aliases accepted on input, first match wins.
@@ -35,70 +36,6 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "synthetic": ("synthetic",),
 }
 _KNOWN = {a for names in ALIASES.values() for a in names}
-
-
-def normalize_text(text: str) -> str:
-    """Literal two-character '\\n' markers (as printed on the official pages) become newlines."""
-    return text.replace("\r\n", "\n").replace("\\n", "\n").strip()
-
-
-# A section header: '## 标题:' / '## 标题：' / '## 标题' at a line end. A newline need not precede it.
-_HEADER = re.compile(r"##\s*([^\n:：#]{1,24}?)\s*(?:[:：]|(?=\n)|$)")
-
-
-def split_sections(text: str) -> list[tuple[str, str]]:
-    """(header, body) pairs in order; text before the first header has header ''."""
-    out: list[tuple[str, str]] = []
-    matches = list(_HEADER.finditer(text))
-    if not matches:
-        return [("", text.strip())]
-    if text[: matches[0].start()].strip():
-        out.append(("", text[: matches[0].start()].strip()))
-    for i, m in enumerate(matches):
-        end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
-        out.append((m.group(1).strip(), text[m.end():end].strip()))
-    return out
-
-
-def section(text: str, *names: str) -> str | None:
-    """The body of the first section whose header is one of `names`."""
-    for header, body in split_sections(text):
-        if header in names:
-            return body
-    return None
-
-
-def _label_re(letter: str) -> re.Pattern[str]:
-    full = chr(ord(letter) + 0xFEE0)
-    # A label: the letter (ASCII or full-width) after the start, whitespace or an opening quote,
-    # followed by one of : ： . ． 、 — but '.' not followed by a digit ("A.1" is not a label).
-    return re.compile(rf"(?:(?<=^)|(?<=[\s\"“「『]))(?:{letter}|{full})\s*(?:[:：．、]|\.(?!\d))")
-
-
-_LABEL_RES = {chr(c): _label_re(chr(c)) for c in range(ord("A"), ord("Z") + 1)}
-
-
-def parse_options(block: str) -> dict[str, str]:
-    """Lettered options from a block: consecutive labels from A, each the next expected letter."""
-    block = block.strip()
-    if block[:1] in "\"“":  # the whole block may be one quoted string (DS, FIT)
-        block = block[1:]
-    starts: list[tuple[str, int, int]] = []
-    pos = 0
-    for code in range(ord("A"), ord("Z") + 1):
-        letter = chr(code)
-        m = _LABEL_RES[letter].search(block, pos)
-        if m is None:
-            break
-        starts.append((letter, m.start(), m.end()))
-        pos = m.end()
-    options: dict[str, str] = {}
-    for i, (letter, _, body_start) in enumerate(starts):
-        end = starts[i + 1][1] if i + 1 < len(starts) else len(block)
-        body = block[body_start:end].strip()
-        body = re.sub(r"[\"”」』]\s*$", "", body).strip()
-        options[letter] = body
-    return options
 
 
 def options_block(text: str, shape: str) -> str | None:
@@ -256,6 +193,8 @@ def build_item(record: dict[str, Any], scenario: Task, *, file: str, line: int,
             raise RecordError("reference", "no keywords")
 
     meta = {k: v for k, v in record.items() if k not in _KNOWN}
+    if misleading is not None:
+        meta["misleading_answer"] = misleading  # FIT's shown reference (suite.yaml: metric_options.shown_answer)
     synthetic = get(record, "synthetic")
     prompt = get(record, "prompt")
     return Item(
@@ -267,7 +206,6 @@ def build_item(record: dict[str, Any], scenario: Task, *, file: str, line: int,
         answer=answer,
         reference=reference,
         targets=keywords,
-        misleading_answer=misleading,
         prompt=normalize_text(str(prompt)) if prompt else None,
         rationale=str(get(record, "rationale")) if get(record, "rationale") else None,
         specialty=str(get(record, "specialty")) if get(record, "specialty") else None,

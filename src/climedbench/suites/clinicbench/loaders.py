@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 from climedbench.core.registry import LOADERS
 from climedbench.core.suite import Task
 from climedbench.core.types import Item
+from climedbench.data.iob import BIO_TAG, spans
 from climedbench.data.loaders import (
     Loader,
     RecordContext,
@@ -296,31 +297,6 @@ class TreatmentLoader(Loader):
                      targets=targets)
 
 
-_TAG = re.compile(r"^(?P<bio>[BIO])(?:-(?P<type>.+))?$", re.I)
-
-
-def spans(tokens: list[str], tags: list[str]) -> list[str]:
-    """Mention strings of BIO tags ('B', 'I', 'O' or 'B-Disease'…); an I without a B starts a mention."""
-    out: list[str] = []
-    current: list[str] = []
-    for token, tag in zip(tokens, tags, strict=True):
-        m = _TAG.match(tag.strip())
-        bio = m.group("bio").upper() if m else "O"
-        if bio == "B" or (bio == "I" and not current):
-            if current:
-                out.append(" ".join(current))
-            current = [token]
-        elif bio == "I":
-            current.append(token)
-        else:
-            if current:
-                out.append(" ".join(current))
-            current = []
-    if current:
-        out.append(" ".join(current))
-    return out
-
-
 class IOBLoader(Loader):
     """BLURB IOB files: one 'token<TAB>tag' per line, sentences separated by blank lines (`.tsv`, `.txt`, `.iob`,
     `.conll`); or JSONL/Parquet records with `tokens` and `ner_tags` (0 = O, 1 = B, 2 = I, as Hugging Face's)."""
@@ -364,7 +340,7 @@ class IOBLoader(Loader):
             raise RecordError("tags", f"expected one tag per token ({len(tokens)})")
         names = {0: "O", 1: "B", 2: "I"}
         str_tags = [names.get(t, "?") if isinstance(t, int) else str(t) for t in tags]
-        bad = [k for k, t in enumerate(str_tags) if not _TAG.match(t.strip())]
+        bad = [k for k, t in enumerate(str_tags) if not BIO_TAG.match(t.strip())]
         if bad:
             rows = record.get("_lines")
             raise RecordError("tags", f"{str_tags[bad[0]]!r} is not a BIO tag (B, I, O, B-TYPE, I-TYPE)",
