@@ -1,4 +1,4 @@
-"""A third suite, written only as YAML and data (tests/fixtures/suites/third), goes through every command with real
+"""A third suite, written only as YAML, data and a plug-in metric (tests/fixtures/suites/third), goes through every command with real
 OpenAI-compatible servers: run, score, report --html, analyze, irt matrix/fit, cat and rate create. Nothing in the
 package knows it; its CoT tasks and its shown-answer flag (FIT's logic, generalised) are suite data."""
 
@@ -20,6 +20,7 @@ from .conftest import FIXTURES
 SUITE = FIXTURES / "suites" / "third"
 SPEC = yaml.safe_load((SUITE / "suite.yaml").read_text(encoding="utf-8"))
 CODES = [t["code"] for t in SPEC["tasks"]]
+REPLY_B = "Answer: A (bed 4, aged 81, sats 93% on 2 L)"  # model-b's one reply to every prompt
 
 
 def cli(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -40,7 +41,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Two full runs on the suite's demo set: model-a answers by a hash of the prompt, model-b always 'A'."""
     root = tmp_path_factory.mktemp("third")
     out: dict[str, Path] = {}
-    with instant_server(model="model-a") as a, instant_server(model="model-b", reply="Answer: A") as b:
+    with instant_server(model="model-a") as a, instant_server(model="model-b", reply=REPLY_B) as b:
         for name, url in (("model-a", a), ("model-b", b)):
             out[name] = root / name
             cli("run", "--suite", str(SUITE), "--limit", "0", "--model", f"openai:{name}", "--base-url", url,
@@ -73,6 +74,19 @@ def test_run_scores_every_task_of_the_suite(runs):
             scores = [s["score"] for s in samples if s["task"] == code]
             assert len(scores) == len(_records(code))
             assert res["tasks"][code]["score"] == pytest.approx(100 * sum(scores) / len(scores), abs=0.01)
+
+
+def test_the_suites_plugin_metric_scores_the_handovers(runs):
+    # numbers_kept, registered by the suite's plug-in: the share of the notes' distinct numbers the handover repeats
+    import re
+
+    said = set(re.findall(r"\d+(?:\.\d+)?", REPLY_B))
+    expected = {}
+    for r in _records("handover-note"):
+        wanted = set(re.findall(r"\d+(?:\.\d+)?", r["input"]))
+        expected[r["id"]] = len(wanted & said) / len(wanted)
+    got = {s["item_id"]: s["score"] for s in _samples(runs["model-b"]) if s["task"] == "handover-note"}
+    assert got == pytest.approx(expected) and any(v > 0 for v in expected.values())
 
 
 def test_the_shown_answer_is_logged_and_counted_as_the_suite_declares(runs):
