@@ -9,26 +9,15 @@ already was a none-of-the-above option (FTT's "以上均不对") are left out: t
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from climedbench.analyses.paired import drop_notes, paired_comparison, small_n_note
 from climedbench.analyses.record import AnalysisRecord, Table, fmt_p
 from climedbench.analyses.runs import Run
 from climedbench.errors import ConfigError
+from climedbench.perturb.nota_text import is_nota
 
 TITLE = "None of the above replaces the correct option"
-NOTA_TEXT = {"zh": "以上都不是", "en": "None of the above"}
-# Options that already say "none of the above" in Chinese or English.
-NOTA_RE = re.compile(r"^\s*(?:(?:以上|上述)(?:选项|答案|各项|说法)?(?:都|均|皆|全)?(?:不|没有|无)"
-                     r"(?:是|对|正确|符合|准确)|none of the (?:above|options)(?: (?:is|are) correct)?)",
-                     re.IGNORECASE)
-
-
-def is_nota(text: str) -> bool:
-    return bool(NOTA_RE.match(text.strip()))
-
-
 def analyze_nota(original: Run, nota: Run, *, seed: int = 0, replicates: int = 2000) -> tuple[AnalysisRecord, Any]:
     suite = original.suite
     single = [t.code for t in suite.tasks if t.answer == "single"]

@@ -29,7 +29,7 @@ from typing import Any
 from climedbench.cache import ResponseCache, default_cache_path
 from climedbench.core.types import EndpointStats, Sample, merge_endpoint_stats
 from climedbench.errors import ClimedError, ConfigError, ModelError
-from climedbench.executors import ExecutorOptions
+from climedbench.executors.options import ExecutorOptions
 from climedbench.executors.ray_worker import Batch, Hello, RunContext, ShardWorker, WorkerSetup
 from climedbench.limits import Budget, estimate_prompt_tokens
 from climedbench.models.base import Backend

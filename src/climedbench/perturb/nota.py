@@ -105,7 +105,7 @@ def _replace_option(record: dict[str, Any], letter: str, new: str, field_names: 
 
 def nota_data(data: str | None, out: Path, suite: Suite, *, text: str | None = None) -> dict[str, Any]:
     """Write the none-of-the-above copy of `data` into `out`; returns the manifest."""
-    from climedbench.analyses.nota import NOTA_TEXT, is_nota
+    from climedbench.perturb.nota_text import NOTA_TEXT, is_nota
 
     new = text or NOTA_TEXT.get(suite.language, NOTA_TEXT["en"])
     src = source_folder(data, suite)

@@ -193,7 +193,7 @@ def select_items(items: list[Item], tasks: list[Task], limit: int | None, seed: 
 
 def plan_run(opts: RunOptions) -> Plan:
     """Load suite and data, check them, and build every request of the run."""
-    from climedbench.core.suite_check import check_prompts, check_tasks
+    from climedbench.run.check import check_prompts, check_tasks
     from climedbench.embeddings import check_embedder_spec
     from climedbench.preflight import check_writable_dir
 
