@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 from climedbench.cat.engine import CATConfig, CATEngine, CATState
 from climedbench.cat.estimate import OVERALL_DEFINITION, ScorePrediction, intervals, predict_scores
 from climedbench.cat.multipliers import multipliers_for
-from climedbench.core.types import ReplayExaminee, ReplayMeta, ReplayReport, ScoreInterval
+from climedbench.cat.records import ReplayExaminee, ReplayMeta, ReplayReport, ScoreInterval
 from climedbench.errors import DataError
 from climedbench.irt.bank import ItemBank
 from climedbench.irt.matrix import ResponseMatrix
