@@ -8,8 +8,9 @@ registries find their built-in and plug-in implementations by name).
 
 Checked: (a) no import cycle between modules, (b) no module imports a module of a higher layer (LAYERS, the same
 table as docs/DESIGN.md), (c) no source file over 500 lines and no function over 80 lines, except the entries of
-the allow-lists below, each with its reason. An allow-list entry that is no longer needed fails the test too, so
-the lists only shrink.
+the allow-lists below, each with its reason (a CLI command's parameter list, one `Annotated` option per parameter,
+is a declarative table: only its body is held to the limit). An allow-list entry that is no longer needed fails
+the test too, so the lists only shrink.
 """
 
 from __future__ import annotations
@@ -61,6 +62,8 @@ FILES_ALLOWED: dict[str, str] = {
 # Functions (path:qualified name) allowed over MAX_FUNCTION_LINES, with why.
 FUNCTIONS_ALLOWED: dict[str, str] = {
     "run/plan.py:plan_run": "run/plan.py is being changed by the epochs work (issue 23 part 5); split after it lands",
+    "suites/climedbench/loader.py:build_item": "FIT's misleading answer is moving out of it (the decouple work, issue "
+                                              "23 part 2); split after that lands",
 }
 
 # CLI commands whose parameter list is a declarative table (every parameter an `Annotated[..., typer.Option]`):
