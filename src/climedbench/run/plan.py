@@ -193,9 +193,9 @@ def select_items(items: list[Item], tasks: list[Task], limit: int | None, seed: 
 
 def plan_run(opts: RunOptions) -> Plan:
     """Load suite and data, check them, and build every request of the run."""
-    from climedbench.run.check import check_prompts, check_tasks
     from climedbench.embeddings import check_embedder_spec
     from climedbench.preflight import check_writable_dir
+    from climedbench.run.check import check_prompts, check_tasks
 
     suite = load_suite(opts.suite)
     check_tasks(suite)
