@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import networkx as nx
@@ -82,6 +83,7 @@ class Module:
     is_package: bool
 
 
+@cache
 def modules() -> dict[str, Module]:
     found: dict[str, Module] = {}
     for path in sorted(SRC.rglob("*.py")):
@@ -129,6 +131,7 @@ def _imported_names(tree: ast.AST, module: Module, known: set[str]) -> list[str]
     return names
 
 
+@cache
 def import_graph() -> nx.DiGraph:
     mods = modules()
     graph = nx.DiGraph()
