@@ -300,8 +300,8 @@ def test_results_json_written_before_answered_is_read_with_its_errors_as_unanswe
 
 
 def test_the_bundled_suites_metrics_fit_their_answer_kinds():
+    from climedbench.core.fit import check_fit
     from climedbench.core.suite import BUNDLED, load_suite
-    from climedbench.metrics.fit import check_fit
 
     for name in BUNDLED:
         check_fit(load_suite(name), name)

@@ -12,7 +12,8 @@ from __future__ import annotations
 import pytest
 
 from climedbench.core.suite import load_suite
-from climedbench.data.loaders import data_hash, load_items
+from climedbench.data.hashing import data_hash
+from climedbench.data.loaders import load_items
 
 PINNED = {"climedbench": "8ad0f33fd4096e7a", "clinicbench": "24e23aede445531e"}
 

@@ -6,7 +6,7 @@ import asyncio
 import time
 from dataclasses import dataclass, field
 
-from climedbench.models.base import Message
+from climedbench.prompts import Message
 
 
 def estimate_prompt_tokens(messages: list[Message]) -> int:

@@ -7,13 +7,8 @@ import pytest
 
 from climedbench.cat.engine import CATConfig
 from climedbench.cat.estimate import intervals
-from climedbench.cat.intervals import (
-    IntervalCalibration,
-    calibrate_intervals,
-    conformal_quantile,
-    multipliers_for,
-    normal_multiplier,
-)
+from climedbench.cat.intervals import calibrate_intervals, conformal_quantile
+from climedbench.cat.multipliers import IntervalCalibration, multipliers_for, normal_multiplier
 from climedbench.cat.replay import full_scores, replay
 from climedbench.irt.calibrate import fit
 from climedbench.irt.synthetic import generate_bank, simulate_responses

@@ -4,7 +4,6 @@ import random
 
 import numpy as np
 import pytest
-import sacrebleu
 from pycocoevalcap.bleu.bleu import Bleu
 from pycocoevalcap.rouge.rouge import Rouge
 from seqeval.metrics import f1_score as seqeval_f1
@@ -13,7 +12,6 @@ from sklearn.metrics import f1_score
 from climedbench.aggregate import TaskScores, task_value
 from climedbench.core.suite import load_suite
 from climedbench.core.types import Item
-from climedbench.metrics import functions as fn
 from climedbench.metrics.item import ScoreContext, get_metric
 from climedbench.suites.clinicbench.loaders import spans
 
@@ -58,13 +56,6 @@ def test_rouge_l_and_bleu_equal_pycocoevalcap(suite):
     point = task_value(bleu_task, data, 20, np.random.default_rng(0)).point
     ref_bleu, _ = Bleu(4).compute_score(gts, res, verbose=0)
     assert point == pytest.approx(ref_bleu[3], rel=1e-6)
-
-
-def test_sacrebleu_corpus_bleu_equals_sacrebleu():
-    gts, res = _texts(2, 80)
-    stats = np.sum([fn.bleu_stats(res[k][0], [gts[k][0]]) for k in gts], axis=0)
-    ref = sacrebleu.corpus_bleu([res[k][0] for k in gts], [[gts[k][0] for k in gts]]).score
-    assert fn.bleu_from_stats(stats.tolist()) == pytest.approx(ref, abs=1e-9)
 
 
 def test_entity_micro_f1_equals_seqeval(suite):

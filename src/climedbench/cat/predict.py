@@ -144,13 +144,6 @@ class ScoreDistribution:
         return cls(np.asarray(obj["weights"]), np.asarray(obj["means"]), np.asarray(obj["variances"]))
 
 
-def compact_distribution(weights: F64, means: F64, variances: F64, eps: float = 1e-10) -> ScoreDistribution:
-    """Drop grid points with negligible posterior weight."""
-    keep = weights > eps * weights.max()
-    w = weights[keep]
-    return ScoreDistribution(w / w.sum(), means[keep], variances[keep])
-
-
 def compare_distributions(a: ScoreDistribution, b: ScoreDistribution, level: float = 0.95) -> dict[str, Any]:
     """Difference A − B of two independent predicted scores: mean, interval, P(A > B) and a verdict."""
     w = (a.weights[:, None] * b.weights[None, :]).ravel()

@@ -17,7 +17,8 @@ from numpy.typing import NDArray
 
 from climedbench.cat.engine import CATConfig, CATEngine, CATState
 from climedbench.cat.estimate import OVERALL_DEFINITION, ScorePrediction, intervals, predict_scores
-from climedbench.core.types import ReplayExaminee, ReplayMeta, ReplayReport, ScoreInterval
+from climedbench.cat.multipliers import multipliers_for
+from climedbench.cat.records import ReplayExaminee, ReplayMeta, ReplayReport, ScoreInterval
 from climedbench.errors import DataError
 from climedbench.irt.bank import ItemBank
 from climedbench.irt.matrix import ResponseMatrix
@@ -90,8 +91,6 @@ def full_scores(bank: ItemBank, answers: F64) -> tuple[F64, F64, list[str]]:
 def replay_matrix(bank: ItemBank, matrix: ResponseMatrix, config: CATConfig, seed: int = 0, *,
                   matrix_name: str = "", bank_name: str = "") -> ReplayReport:
     """Replay every row of a response matrix and report predictions, intervals and errors (see the module)."""
-    from climedbench.cat.intervals import multipliers_for
-
     answers = align(matrix, bank, file=matrix_name or None)
     rep = replay(bank, answers, config, seed)
     q_o, q_s, note = multipliers_for(bank, config, config.max_items)

@@ -17,7 +17,7 @@ import numpy as np
 
 from climedbench.cat.engine import CATConfig, CATEngine
 from climedbench.cat.estimate import ScorePrediction, intervals, predict_scores
-from climedbench.cat.intervals import multipliers_for, normal_multiplier
+from climedbench.cat.multipliers import multipliers_for, normal_multiplier
 from climedbench.cat.predict import ScoreDistribution, compare_distributions
 from climedbench.errors import ConfigError
 from climedbench.irt.bank import ItemBank

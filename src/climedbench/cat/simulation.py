@@ -14,7 +14,7 @@ from scipy import optimize, stats
 
 from climedbench.cat.engine import CATConfig, CATEngine, CATState
 from climedbench.cat.estimate import intervals, predict_scores
-from climedbench.cat.intervals import normal_multiplier
+from climedbench.cat.multipliers import normal_multiplier
 from climedbench.cat.predict import ScoreDistribution, compare_distributions
 from climedbench.errors import ConfigError
 from climedbench.irt.bank import ItemBank

@@ -18,17 +18,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
 
 from climedbench.cat.engine import CATConfig
 from climedbench.cat.estimate import intervals
-from climedbench.cat.intervals import calibrate_intervals, cross_fit
+from climedbench.cat.intervals import FoldBank, calibrate_intervals, cross_fit
 from climedbench.cat.predict import ScorePredictor
+from climedbench.cat.records import HeldOutCell, HeldOutStudy
 from climedbench.cat.replay import full_scores, replay
-from climedbench.core.types import HeldOutCell, HeldOutStudy
 from climedbench.errors import ConfigError
+from climedbench.irt.bank import ItemBank
 from climedbench.irt.calibrate import fit
 from climedbench.irt.matrix import ResponseMatrix
 
@@ -56,6 +58,56 @@ def random_sampling(answers: F64, truth: F64, scen_idx: NDArray[np.int64], n_ite
     return err / draws
 
 
+@dataclass
+class _Cells:
+    """Per (design, test length): each split's mean absolute error, and per held-out row whether the interval
+    covered, its width, and the replay time."""
+
+    mae: dict[tuple[str, int], list[float]] = field(default_factory=dict)
+    covered: dict[tuple[str, int], list[F64]] = field(default_factory=dict)
+    widths: dict[tuple[str, int], list[F64]] = field(default_factory=dict)
+    secs: dict[tuple[str, int], list[float]] = field(default_factory=dict)
+
+    def summary(self) -> list[HeldOutCell]:
+        cells = []
+        for (design, length), maes in sorted(self.mae.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+            key = (design, length)
+            cells.append(HeldOutCell(
+                design=design, n_items=length, mae=round(float(np.mean(maes)), 3),
+                mae_sd=round(float(np.std(maes, ddof=1)) if len(maes) > 1 else 0.0, 3),
+                mae_by_split=[round(v, 3) for v in maes],
+                coverage=round(float(np.concatenate(self.covered[key]).mean()), 3) if key in self.covered else None,
+                width=round(float(np.concatenate(self.widths[key]).mean()), 2) if key in self.widths else None,
+                replay_seconds_per_100=round(float(np.mean(self.secs[key])), 2) if key in self.secs else None))
+        return cells
+
+
+def _replay_design(design: str, bank: ItemBank, cal_rows: F64, test_rows: F64, truth: F64, lengths: list[int],
+                   seed: int, fold_banks: list[FoldBank], cells: _Cells) -> None:
+    """Replay the held-out rows with one design at every length, adding each cell's errors and coverage."""
+    cfg = CATConfig(selection="stratified" if design == "stratified" else "fisher", exposure="none")
+    cal_iv = None
+    if design != "fisher-theta":
+        cal_iv = calibrate_intervals(bank, cal_rows, cfg, lengths, seed=seed, fold_banks=fold_banks)
+    for length in lengths:
+        c = CATConfig(selection=cfg.selection, exposure="none", max_items=length)
+        rep = replay(bank, test_rows, c, seed=seed)
+        if design == "fisher-theta":
+            pred = ScorePredictor(rep.engine.bank, rep.engine.grid)
+            out = pred.predict(rep.engine.posterior_weights(rep.state.logpost), scenarios=False)["overall"]
+            point, lo, hi = out["score"], out["lower"], out["upper"]
+        else:
+            assert cal_iv is not None
+            qo, qs = cal_iv.multipliers(length)
+            point = rep.prediction.overall
+            lo, hi, _, _ = intervals(rep.prediction, qo, qs)
+        key = (design, length)
+        cells.mae.setdefault(key, []).append(float(np.abs(point - truth).mean()))
+        cells.covered.setdefault(key, []).append((lo <= truth) & (truth <= hi))
+        cells.widths.setdefault(key, []).append(hi - lo)
+        cells.secs.setdefault(key, []).append(rep.seconds * 100.0 / max(int(truth.size), 1))
+
+
 def heldout_study(matrix: ResponseMatrix, *, scenarios: dict[str, str] | None = None,
                   options_k: dict[str, int] | None = None, model: str = "3pl", holdout: float = 0.2,
                   splits: int = 5, lengths: Sequence[int] = (50, 100, 243), folds: int = 5,
@@ -75,10 +127,7 @@ def heldout_study(matrix: ResponseMatrix, *, scenarios: dict[str, str] | None = 
         raise ConfigError(f"{n_rows} examinees leave too few calibration rows for {folds} folds")
     ok_len = [v for v in sorted(set(lengths)) if v < n_items]
     skipped = [v for v in sorted(set(lengths)) if v >= n_items]
-    per_cell: dict[tuple[str, int], list[float]] = {}
-    covered: dict[tuple[str, int], list[F64]] = {}
-    widths: dict[tuple[str, int], list[F64]] = {}
-    secs: dict[tuple[str, int], list[float]] = {}
+    cells = _Cells()
     fit_secs = 0.0
     names: list[str] = ["all"]
     fitted = model
@@ -96,45 +145,15 @@ def heldout_study(matrix: ResponseMatrix, *, scenarios: dict[str, str] | None = 
         ok = np.isfinite(truth)
         for length in ok_len:
             err = random_sampling(x_all[test][ok], truth[ok], sidx, length, random_draws, rng)
-            per_cell.setdefault(("random", length), []).append(float(err.mean()))
+            cells.mae.setdefault(("random", length), []).append(float(err.mean()))
         for design in designs:
-            cfg = CATConfig(selection="stratified" if design == "stratified" else "fisher", exposure="none")
-            cal_iv = None
-            if design != "fisher-theta":
-                cal_iv = calibrate_intervals(bank, x_all[cal], cfg, ok_len, seed=seed + split,
-                                             fold_banks=fold_banks)
-            for length in ok_len:
-                c = CATConfig(selection=cfg.selection, exposure="none", max_items=length)
-                rep = replay(bank, x_all[test][ok], c, seed=seed + split)
-                if design == "fisher-theta":
-                    pred = ScorePredictor(rep.engine.bank, rep.engine.grid)
-                    out = pred.predict(rep.engine.posterior_weights(rep.state.logpost), scenarios=False)["overall"]
-                    point, lo, hi = out["score"], out["lower"], out["upper"]
-                else:
-                    assert cal_iv is not None
-                    qo, qs = cal_iv.multipliers(length)
-                    point = rep.prediction.overall
-                    lo, hi, _, _ = intervals(rep.prediction, qo, qs)
-                key = (design, length)
-                per_cell.setdefault(key, []).append(float(np.abs(point - truth[ok]).mean()))
-                covered.setdefault(key, []).append((lo <= truth[ok]) & (truth[ok] <= hi))
-                widths.setdefault(key, []).append(hi - lo)
-                secs.setdefault(key, []).append(rep.seconds * 100.0 / max(int(ok.sum()), 1))
+            _replay_design(design, bank, x_all[cal], x_all[test][ok], truth[ok], ok_len, seed + split, fold_banks,
+                           cells)
         if progress:
             progress(f"split {split + 1}/{splits} done ({time.perf_counter() - t_all:.0f} s)")
-    cells = []
-    for (design, length), maes in sorted(per_cell.items(), key=lambda kv: (kv[0][1], kv[0][0])):
-        key = (design, length)
-        cells.append(HeldOutCell(
-            design=design, n_items=length, mae=round(float(np.mean(maes)), 3),
-            mae_sd=round(float(np.std(maes, ddof=1)) if len(maes) > 1 else 0.0, 3),
-            mae_by_split=[round(v, 3) for v in maes],
-            coverage=round(float(np.concatenate(covered[key]).mean()), 3) if key in covered else None,
-            width=round(float(np.concatenate(widths[key]).mean()), 2) if key in widths else None,
-            replay_seconds_per_100=round(float(np.mean(secs[key])), 2) if key in secs else None))
     return HeldOutStudy(matrix=name, n_examinees=n_rows, n_items=n_items, scenarios=list(names), holdout=holdout,
                         splits=splits, random_draws=random_draws, folds=folds, model=model, fitted_model=fitted,
-                        cells=cells,
+                        cells=cells.summary(),
                         skipped_lengths=skipped, fit_seconds=round(fit_secs / max(splits, 1), 2),
                         seconds=round(time.perf_counter() - t_all, 1))
 

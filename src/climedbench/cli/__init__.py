@@ -31,12 +31,13 @@ def _root(
 
 
 # Command modules register themselves on the app when imported (this order = the order in --help).
-MODULES = ("evaluate", "results", "report", "mps", "cache", "irt", "cat", "analyze", "rate", "distributed", "deid")
+MODULES = ("evaluate", "items", "results", "report", "mps", "cache", "irt", "cat", "analyze", "rate", "distributed",
+           "deid")
 # The module of each command: a command line that names one imports only that module, because Typer builds every
 # registered command's parameters on each call (tests/test_cli_startup.py checks this table against the modules).
 COMMANDS = {
-    "run": "evaluate", "validate": "evaluate", "list": "evaluate", "extract": "evaluate", "score": "evaluate",
-    "aggregate": "evaluate", "audit-items": "evaluate", "leaderboard": "results", "report": "report", "mps": "mps",
+    "run": "evaluate", "validate": "items", "list": "items", "extract": "evaluate", "score": "evaluate",
+    "aggregate": "evaluate", "audit-items": "items", "leaderboard": "results", "report": "report", "mps": "mps",
     "cache": "cache", "irt": "irt", "cat": "cat", "analyze": "analyze", "perturb": "analyze", "nota": "analyze",
     "rate": "rate", "merge": "distributed", "deid": "deid",
 }

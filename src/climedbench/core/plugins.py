@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import ModuleType
 
-from climedbench.core.registry import FILE_MODULE_PREFIX, DuplicateName
+from climedbench.core.origins import FILE_MODULE_PREFIX, DuplicateName
 from climedbench.errors import ConfigError
 
 GROUP = "climedbench.plugins"

@@ -11,10 +11,10 @@ decorators of `climedbench.plugin`. A name registered twice is an error naming w
 from __future__ import annotations
 
 import importlib
-import inspect
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
+from climedbench.core.origins import DuplicateName, origin
 from climedbench.errors import ConfigError
 
 T = TypeVar("T")
@@ -27,29 +27,6 @@ _BUILTINS: dict[str, tuple[str, ...]] = {
     "metric": ("climedbench.metrics.item",),
     "aggregation": ("climedbench.metrics.aggregations",),
 }
-
-
-class DuplicateName(ConfigError):
-    """Two implementations registered under one name."""
-
-
-# The module name a plug-in file (not an installed module) is imported under: its file says more than the name.
-FILE_MODULE_PREFIX = "climedbench_plugin_"
-
-
-def origin(obj: object) -> str:
-    """Where an implementation was defined: 'module (file:line)' of its function or class ('file:line' for a
-    plug-in file)."""
-    target: Any = inspect.unwrap(obj)  # type: ignore[arg-type]  # a plug-in's adapter keeps the user's code in __wrapped__
-    if not (inspect.isfunction(target) or inspect.isclass(target) or inspect.ismethod(target)):
-        target = type(target)
-    module = getattr(target, "__module__", "?")
-    try:
-        file = inspect.getsourcefile(target)
-        line = inspect.getsourcelines(target)[1]
-    except (OSError, TypeError):
-        return str(module)
-    return f"{file}:{line}" if str(module).startswith(FILE_MODULE_PREFIX) else f"{module} ({file}:{line})"
 
 
 class Registry(Generic[T]):

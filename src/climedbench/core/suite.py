@@ -413,7 +413,7 @@ def load_suite(spec: str | Path | None = None) -> Suite:
         raise ConfigError(f"cannot read suite file {p}: {e.strerror}") from e
     suite = parse_suite(text, str(p), source=str(p.resolve()), root=str(p.resolve().parent))
     # Metrics against answer kinds (the bundled suites are checked by the tests, so `list` stays fast).
-    from climedbench.metrics.fit import check_fit
+    from climedbench.core.fit import check_fit
 
     check_fit(suite, str(p))
     return suite

@@ -328,35 +328,6 @@ class LoadReport:
         return [i for i in self.items if i.split == "dev"] + [i for i in self.items if i.split == "train"]
 
 
-# The item fields data_sha256 covers, in the order they were hashed when it was introduced. A field added to Item
-# later joins the hash only when it is set, so existing run directories stay resumable and `score` keeps accepting
-# their data; FIT's shown answer, once a field of Item and now in `meta`, is hashed where it was.
-_HASHED = ("id", "task", "split", "input", "context", "options", "answer", "targets", "reference",
-           "misleading_answer", "prompt", "rationale", "specialty", "source", "synthetic", "meta")
-
-
-def _hashed_record(item: Item) -> str:
-    import json
-
-    d = item.model_dump(mode="json", exclude={"file", "line"})
-    meta = dict(d.get("meta") or {})
-    d["misleading_answer"] = meta.pop("misleading_answer", None)
-    d["meta"] = meta
-    record = {k: d.pop(k) for k in _HASHED}
-    record.update({k: v for k, v in d.items() if v is not None})
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
-
-
-def data_hash(items: list[Item]) -> str:
-    """A short sha256 of the items' content (not where they were read from): run.json's data_sha256."""
-    import hashlib
-
-    h = hashlib.sha256()
-    for item in items:
-        h.update(_hashed_record(item).encode())
-    return h.hexdigest()[:16]
-
-
 def demo_dir(suite: Suite) -> Path:
     """The folder holding a suite's bundled demo set."""
     if suite.demo_dir is None:

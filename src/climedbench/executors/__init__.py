@@ -9,10 +9,11 @@ extraction and score), so a plan gives the same samples and the same results whe
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from climedbench.errors import ConfigError
+from climedbench.executors.options import ExecutorKind, ExecutorOptions
+
+__all__ = ["Executor", "ExecutorKind", "ExecutorOptions", "LocalExecutor", "Session", "make_executor"]
 
 if TYPE_CHECKING:
     from climedbench.cache import ResponseCache
@@ -22,31 +23,6 @@ if TYPE_CHECKING:
     from climedbench.run.engine import RunStats
     from climedbench.run.plan import Plan, Request
     from climedbench.scoring import Scorer
-
-ExecutorKind = Literal["local", "ray"]
-
-
-@dataclass(frozen=True)
-class ExecutorOptions:
-    """`--executor`, `--ray-address`, `--workers`, `--shard-size`."""
-
-    kind: ExecutorKind = "local"
-    # None: start a private local Ray cluster; 'auto': the cluster `ray start` made on this machine;
-    # 'HOST:PORT' or 'ray://HOST:PORT': a running cluster.
-    address: str | None = None
-    workers: int = 2
-    # Items per unit of work handed to a worker (None: chosen from the plan size and the number of workers).
-    shard_size: int | None = None
-
-    def __post_init__(self) -> None:
-        if self.kind not in ("local", "ray"):
-            raise ConfigError(f"--executor must be 'local' or 'ray', not {self.kind!r}")
-        if self.workers < 1:
-            raise ConfigError(f"--workers must be at least 1, not {self.workers}")
-        if self.shard_size is not None and self.shard_size < 1:
-            raise ConfigError(f"--shard-size must be at least 1, not {self.shard_size}")
-        if self.kind == "local" and self.address is not None:
-            raise ConfigError("--ray-address needs --executor ray")
 
 
 class Session(Protocol):

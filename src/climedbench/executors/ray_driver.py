@@ -29,7 +29,7 @@ from typing import Any
 from climedbench.cache import ResponseCache, default_cache_path
 from climedbench.core.types import EndpointStats, Sample, merge_endpoint_stats
 from climedbench.errors import ClimedError, ConfigError, ModelError
-from climedbench.executors import ExecutorOptions
+from climedbench.executors.options import ExecutorOptions
 from climedbench.executors.ray_worker import Batch, Hello, RunContext, ShardWorker, WorkerSetup
 from climedbench.limits import Budget, estimate_prompt_tokens
 from climedbench.models.base import Backend
@@ -188,16 +188,6 @@ class RayExecutor:
         active = 0  # chunks out at workers: their unfinished units may come back to the queue
         changed = asyncio.Event()
 
-        async def alive(actor: Any) -> bool:
-            """Whether a worker that died is coming back (Ray restarts it until its restarts are used up)."""
-            try:
-                await asyncio.wait_for(actor.pid.remote(), timeout=120)
-            except ActorUnavailableError:
-                return True
-            except (RayActorError, TimeoutError):
-                return False
-            return True
-
         async def feed(i: int) -> None:
             nonlocal stopped, active
             w = i % len(actors)
@@ -244,7 +234,7 @@ class RayExecutor:
                         self.shards_interrupted += 1
                         log.warning("Ray worker %d died (%s); %d unfinished unit(s) of its shard go back to the "
                                     "queue", w + 1, type(e).__name__, len(rest))
-                    gone = not restarting and not await alive(actors[w])
+                    gone = not restarting and not await _alive(actors[w])
                     pause = min(2.0, max(0.2, 2 * pause))
                 finally:
                     active -= 1
@@ -254,14 +244,7 @@ class RayExecutor:
                 if pause:
                     await asyncio.sleep(pause)
 
-        tasks = [asyncio.get_running_loop().create_task(feed(i)) for i in range(len(actors) * IN_FLIGHT_SHARDS)]
-        try:
-            await asyncio.gather(*tasks)
-        except BaseException:
-            for t in tasks:
-                t.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            raise
+        await _all_or_none([feed(i) for i in range(len(actors) * IN_FLIGHT_SHARDS)])
         if queue and not stopped:
             raise ModelError(f"every Ray worker died; {sum(len(c) for c in queue)} unit(s) were not answered. "
                              "Finished work is saved: re-run the same command to resume")
@@ -372,3 +355,28 @@ def workers_endpoint_stats(snapshots: dict[tuple[int, int], Batch], workers: int
         if e.max_concurrency is not None:
             e.max_concurrency *= workers
     return merged
+
+
+async def _alive(actor: Any) -> bool:
+    """Whether a worker that died is coming back (Ray restarts it until its restarts are used up)."""
+    from ray.exceptions import ActorUnavailableError, RayActorError
+
+    try:
+        await asyncio.wait_for(actor.pid.remote(), timeout=120)
+    except ActorUnavailableError:
+        return True
+    except (RayActorError, TimeoutError):
+        return False
+    return True
+
+
+async def _all_or_none(coroutines: list[Any]) -> None:
+    """Run the coroutines as tasks until all are done; when one fails, cancel the others and raise."""
+    tasks = [asyncio.get_running_loop().create_task(c) for c in coroutines]
+    try:
+        await asyncio.gather(*tasks)
+    except BaseException:
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise

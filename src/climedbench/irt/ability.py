@@ -12,7 +12,6 @@ from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import special
 
 from climedbench.errors import ConfigError
 from climedbench.irt.bank import ItemBank
@@ -145,15 +144,6 @@ def _map_newton(block: F64, a: F64, b: F64, c: F64, start: F64, mu: float, sd: f
         active[idx[np.abs(step) < 1e-7]] = False
     _, _, info = derivs(th, np.ones(th.size, dtype=bool))
     return th, 1.0 / np.sqrt(info)
-
-
-def expected_a_posteriori(loglik: F64, grid: F64, prior_mean: float = 0.0,
-                          prior_sd: float = 1.0) -> tuple[F64, F64]:
-    """EAP and posterior SD from log-likelihoods on a grid (N × G) under a normal prior."""
-    lp = loglik - 0.5 * ((grid[None, :] - prior_mean) / prior_sd) ** 2
-    w = np.exp(lp - special.logsumexp(lp, axis=1, keepdims=True))
-    mean = w @ grid
-    return mean, np.sqrt(np.maximum(w @ (grid * grid) - mean * mean, 0.0))
 
 
 def total_information(theta: F64, bank: ItemBank | tuple[F64, F64, F64]) -> F64:

@@ -7,7 +7,8 @@ Every aggregation is a function of the *sum* over items of a per-item statistic 
   classes, the negative class named by `metric_options.exclude`);
 - `macro_f1` — the mean over classes of each class's F1 (classes present in the gold or the predictions,
   as scikit-learn's default; excluded classes left out);
-- `corpus_bleu` — BLEU-4 of the summed n-gram statistics (sacrebleu), not a mean of sentence BLEUs.
+- `corpus_bleu_coco` — BLEU-4 of the summed n-gram statistics (as pycocoevalcap computes it), not a mean of
+  sentence BLEUs.
 
 Because each is a function of sums, a bootstrap replicate is the same function of resampled sums, so
 every figure can get an interval the same way (see climedbench.aggregate). The F1 aggregations give posterior
@@ -25,7 +26,7 @@ import numpy as np
 
 from climedbench.core.registry import AGGREGATIONS
 from climedbench.core.suite import Task
-from climedbench.metrics.functions import bleu_from_stats, coco_bleu_from_stats
+from climedbench.metrics.functions import coco_bleu_from_stats
 
 
 class Aggregation:
@@ -125,19 +126,6 @@ class MacroF1(Aggregation):
         return np.mean([_f1_draws(c, size, rng) for c in present], axis=0)
 
 
-class CorpusBleu(Aggregation):
-    name, label = "corpus_bleu", "corpus BLEU-4"
-    metrics = frozenset({"bleu"})
-
-    def vector(self, score: float, stats: Sequence[float] | None, task: Task) -> list[float]:
-        return _need_stats(stats, task, self.name)
-
-    def value(self, sums: np.ndarray, n: np.ndarray, task: Task) -> np.ndarray:
-        flat = sums.reshape(-1, sums.shape[-1])
-        out = np.array([bleu_from_stats(row.tolist()) / 100.0 for row in flat])
-        return out.reshape(sums.shape[:-1])
-
-
 class CorpusBleuCoco(Aggregation):
     name, label = "corpus_bleu_coco", "corpus BLEU-4 (pycocoevalcap)"
     metrics = frozenset({"bleu_coco"})
@@ -151,7 +139,7 @@ class CorpusBleuCoco(Aggregation):
         return out.reshape(sums.shape[:-1])
 
 
-for _a in (Mean(), MicroF1(), MacroF1(), CorpusBleu(), CorpusBleuCoco()):
+for _a in (Mean(), MicroF1(), MacroF1(), CorpusBleuCoco()):
     AGGREGATIONS.add(_a.name, _a)
 
 

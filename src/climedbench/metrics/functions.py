@@ -98,39 +98,6 @@ def rouge_scorer(kind: str = "rougeL", stemmer: bool = False) -> Any:
     return rs.RougeScorer([kind], use_stemmer=stemmer)
 
 
-@cache
-def _bleu() -> Any:
-    from sacrebleu.metrics import BLEU
-
-    return BLEU()
-
-
-def bleu_stats(hypothesis: str, references: list[str]) -> list[float]:
-    """sacrebleu's sufficient statistics of one segment: [hyp_len, ref_len, correct₁₋₄, total₁₋₄]."""
-    return [float(x) for x in _bleu()._extract_corpus_statistics([hypothesis], [[r] for r in references])[0]]
-
-
-def bleu_from_stats(stats: Sequence[float]) -> float:
-    """Corpus BLEU-4 (0–100, sacrebleu's defaults: 'exp' smoothing) from summed segment statistics."""
-    from sacrebleu.metrics import BLEU
-
-    s = [round(x) for x in stats]
-    return float(BLEU.compute_bleu(correct=s[2:6], total=s[6:10], sys_len=s[0], ref_len=s[1],
-                                   smooth_method="exp").score)
-
-
-@cache
-def _sentence_bleu() -> Any:
-    from sacrebleu.metrics import BLEU
-
-    return BLEU(effective_order=True)
-
-
-def sentence_bleu(hypothesis: str, references: list[str]) -> float:
-    """Sentence BLEU (0–100) with effective n-gram order, sacrebleu's recommendation for single segments."""
-    return float(_sentence_bleu().sentence_score(hypothesis, references).score)
-
-
 # -- the captioning metrics of pycocoevalcap (used by ClinicBench's summarisation scoring) -------------------
 # Re-implemented from their definitions (tests check agreement with pycocoevalcap 1.2 on fixed texts):
 # whitespace tokens, no lower-casing, ROUGE-L an LCS F-measure with β = 1.2 averaged over items, BLEU corpus-level

@@ -161,18 +161,6 @@ class RougeL(Metric):
         return ItemScore(float(scorer.score(item.reference, str(extracted))["rougeL"].fmeasure))
 
 
-class Bleu(Metric):
-    """BLEU-4 by sacrebleu. The item score is the sentence BLEU; `stats` are the n-gram counts that the
-    `corpus_bleu` aggregation sums (corpus BLEU is not a mean of sentence BLEUs)."""
-
-    name, label = "bleu", "BLEU"
-    answers = frozenset({"text"})
-
-    def score(self, item: Item, extracted: Any, task: Task, ctx: ScoreContext) -> ItemScore:
-        hyp = str(extracted or "")
-        return ItemScore(fn.sentence_bleu(hyp, [item.reference]) / 100.0, tuple(fn.bleu_stats(hyp, [item.reference])))
-
-
 class RougeLCoco(Metric):
     """ROUGE-L as ClinicBench's scoring code computes it (pycocoevalcap): LCS F-measure with β = 1.2 on whitespace
     tokens, case-sensitive, new lines as spaces; the task figure is the mean over items."""
@@ -356,7 +344,7 @@ class MultiLabelF1(Metric):
         return ItemScore(f1(tp, fp, fn_), tuple(stats))
 
 
-for _m in (Accuracy(), KendallTau(), Rouge1(), RougeL(), RougeLCoco(), Bleu(), BleuCoco(), Meteor(), Similarity(),
+for _m in (Accuracy(), KendallTau(), Rouge1(), RougeL(), RougeLCoco(), BleuCoco(), Meteor(), Similarity(),
            EntityF1(),
            LabelF1(), MultiLabelF1()):
     _register(_m)

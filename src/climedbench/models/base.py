@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import abc
-import hashlib
-import json
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -73,11 +71,6 @@ class Backend(abc.ABC):
     @property
     def name(self) -> str:
         return str(self.fingerprint.get("model", "model"))
-
-    def fingerprint_hash(self) -> str:
-        """A stable hash of what identifies the model (never includes secrets)."""
-        blob = json.dumps(self.fingerprint, sort_keys=True, ensure_ascii=False)
-        return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
     @abc.abstractmethod
     async def chat(self, messages: list[Message], params: GenParams) -> Completion:

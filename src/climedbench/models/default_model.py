@@ -57,14 +57,6 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-def verify(path: Path, expected: str = SHA256) -> None:
-    """Refuse a model file whose SHA-256 is not the expected one."""
-    got = sha256_file(path)
-    if got != expected:
-        raise ModelError(f"model file {path} is corrupt or not the expected model: "
-                         f"sha256 {got[:16]}… ≠ expected {expected[:16]}…")
-
-
 def default_model_path() -> Path:
     """The verified default GGUF file, assembling it from the installed wheels on first use."""
     target = models_dir() / f"{NAME}.gguf"

@@ -1,7 +1,7 @@
 """Build the HTML report's content from run directories, published results and an analyses folder.
 
 Data flows one way: run directories → `Run` (analyses.runs) → leaderboard, charts, samples, details
-(`climedbench.report.page` types) → `ReportPage` → `render.render_html`.
+(`climedbench.report.page` types) → `ReportPage` → `render.write_html`.
 """
 
 from __future__ import annotations

@@ -61,10 +61,6 @@ def _parts(page: ReportPage) -> Iterator[str]:
     return template.generate(page=page, css=asset("report.css"), script=script, csp=csp(script), meta=meta_of(page))
 
 
-def render_html(page: ReportPage) -> str:
-    return "".join(_parts(page))
-
-
 def write_html(page: ReportPage, path: Path) -> int:
     """Write the page (atomically: a temporary file renamed into place); returns its size in bytes."""
     import os

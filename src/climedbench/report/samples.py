@@ -84,7 +84,8 @@ def status_of(sample: Sample | None) -> int:
 def run_items(runs: list[Run]) -> tuple[list[dict[str, Item] | None], list[str]]:
     """Each run's items by uid, read again from its data (each distinct data set once), and notes on runs whose
     data is gone or changed."""
-    from climedbench.data.loaders import DEMO_NAME, data_hash, load_items
+    from climedbench.data.hashing import data_hash
+    from climedbench.data.loaders import DEMO_NAME, load_items
 
     cache: dict[tuple[str | None, str, tuple[str, ...]], tuple[dict[str, Item] | None, str | None]] = {}
     out: list[dict[str, Item] | None] = []

@@ -19,7 +19,8 @@ from typing import Any, Literal
 from climedbench import __version__
 from climedbench.core.suite import Suite, Task, load_suite
 from climedbench.core.types import Item, RunSpec, ShardInfo
-from climedbench.data.loaders import DEMO_NAME, LoadReport, data_hash, load_items
+from climedbench.data.hashing import data_hash
+from climedbench.data.loaders import DEMO_NAME, LoadReport, load_items
 from climedbench.errors import ConfigError, DataError
 from climedbench.models.base import GenParams, Message
 from climedbench.models.registry import ModelOptions
@@ -193,9 +194,9 @@ def select_items(items: list[Item], tasks: list[Task], limit: int | None, seed: 
 
 def plan_run(opts: RunOptions) -> Plan:
     """Load suite and data, check them, and build every request of the run."""
-    from climedbench.core.suite_check import check_prompts, check_tasks
     from climedbench.embeddings import check_embedder_spec
     from climedbench.preflight import check_writable_dir
+    from climedbench.run.check import check_prompts, check_tasks
 
     suite = load_suite(opts.suite)
     check_tasks(suite)

@@ -118,156 +118,162 @@ class HTTPError(Exception):
         self.headers = headers or {}
 
 
-def create_app(db: str | Path, *, failure_limit: int = 10, failure_window: float = 600.0) -> Starlette:
-    """The app serving one study file."""
-    store = Store(db)
-    study = store.study()
-    form_key = store.form_key()
-    limiter = FailureLimiter(failure_limit, failure_window)
-    env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(default=True),
-                      trim_blocks=True, lstrip_blocks=True)
-    lang = study.lang if study.lang in STRINGS else "en"
-    base = {"t": STRINGS[lang], "lang": lang, "study": study, "rubric": study.rubric}
+class _Site:
+    """The rating site of one study file: its pages, forms and exports (the routes of :func:`create_app`)."""
 
-    def render(name: str, status: int = 200, **context: Any) -> HTMLResponse:
-        html = env.get_template(name).render(**base, **context)
+    def __init__(self, db: str | Path, failure_limit: int, failure_window: float) -> None:
+        self.store = Store(db)
+        study = self.store.study()
+        self.form_key = self.store.form_key()
+        self.limiter = FailureLimiter(failure_limit, failure_window)
+        self.env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(default=True),
+                               trim_blocks=True, lstrip_blocks=True)
+        lang = study.lang if study.lang in STRINGS else "en"
+        self.base = {"t": STRINGS[lang], "lang": lang, "study": study, "rubric": study.rubric}
+
+    def render(self, name: str, status: int = 200, **context: Any) -> HTMLResponse:
+        html = self.env.get_template(name).render(**self.base, **context)
         return HTMLResponse(html, status_code=status)
 
-    def client_of(request: Request) -> str:
+    def client_of(self, request: Request) -> str:
         return request.client.host if request.client else "unknown"
 
-    def check_limit(request: Request) -> None:
-        wait = limiter.retry_after(client_of(request))
+    def check_limit(self, request: Request) -> None:
+        wait = self.limiter.retry_after(self.client_of(request))
         if wait:
             raise HTTPError(429, "Too many invalid links from your address; try again later.",
                             {"Retry-After": str(wait)})
 
-    async def rater_of(request: Request) -> tuple[RaterRef, str]:
-        check_limit(request)
+    async def rater_of(self, request: Request) -> tuple[RaterRef, str]:
+        self.check_limit(request)
         token = request.path_params["token"]
-        rater = await run_in_threadpool(store.rater_by_token, token)
+        rater = await run_in_threadpool(self.store.rater_by_token, token)
         if rater is None:
-            limiter.fail(client_of(request))
+            self.limiter.fail(self.client_of(request))
             raise HTTPError(404, "This rating link is not valid. Ask the study's administrator for yours.")
         return rater, token
 
-    async def admin_of(request: Request) -> str:
-        check_limit(request)
+    async def admin_of(self, request: Request) -> str:
+        self.check_limit(request)
         token = request.path_params["token"]
-        if not await run_in_threadpool(store.is_admin, token):
-            limiter.fail(client_of(request))
+        if not await run_in_threadpool(self.store.is_admin, token):
+            self.limiter.fail(self.client_of(request))
             raise HTTPError(404, "This administration link is not valid.")
         return str(token)
 
-    def sign(rater_id: int, case_id: int, nonce: str) -> str:
+    def sign(self, rater_id: int, case_id: int, nonce: str) -> str:
         msg = f"{rater_id}:{case_id}:{nonce}".encode()
-        return hmac.new(form_key, msg, hashlib.sha256).hexdigest()[:32]
+        return hmac.new(self.form_key, msg, hashlib.sha256).hexdigest()[:32]
 
-    def new_sid(rater_id: int, case_id: int) -> str:
+    def new_sid(self, rater_id: int, case_id: int) -> str:
         nonce = secrets.token_urlsafe(12)
-        return f"{nonce}.{sign(rater_id, case_id, nonce)}"
+        return f"{nonce}.{self.sign(rater_id, case_id, nonce)}"
 
-    def check_sid(sid: str, rater_id: int, case_id: int) -> None:
+    def check_sid(self, sid: str, rater_id: int, case_id: int) -> None:
         nonce, _, sig = sid.partition(".")
-        if not nonce or not hmac.compare_digest(sig, sign(rater_id, case_id, nonce)):
+        if not nonce or not hmac.compare_digest(sig, self.sign(rater_id, case_id, nonce)):
             raise HTTPError(400, "This form was not issued for this case (reload the page and submit again).")
 
-    def position_of(request: Request) -> int:
+    def position_of(self, request: Request) -> int:
         raw = str(request.path_params["position"])
         if not raw.isdigit() or len(raw) > 9:
             raise HTTPError(404, "No such case in your list.")
         return int(raw)
 
-    async def health(request: Request) -> Response:
+    async def health(self, request: Request) -> Response:
         return PlainTextResponse("ok")
 
-    async def start(request: Request) -> Response:
-        rater, token = await rater_of(request)
-        nxt = await run_in_threadpool(store.next_position, rater.id)
+    async def start(self, request: Request) -> Response:
+        rater, token = await self.rater_of(request)
+        nxt = await run_in_threadpool(self.store.next_position, rater.id)
         return RedirectResponse(f"/r/{token}/{nxt}" if nxt else f"/r/{token}/done", 303)
 
-    async def listing(request: Request) -> Response:
-        rater, token = await rater_of(request)
-        slots = await run_in_threadpool(store.slots, rater.id)
+    async def listing(self, request: Request) -> Response:
+        rater, token = await self.rater_of(request)
+        slots = await run_in_threadpool(self.store.slots, rater.id)
         done = sum(s.done for s in slots)
-        return render("list.html", rater=rater, token=token, slots=slots, done_count=done, total=len(slots),
+        return self.render("list.html", rater=rater, token=token, slots=slots, done_count=done, total=len(slots),
                       all_done=request.url.path.endswith("/done") and done == len(slots))
 
-    async def case_page(request: Request) -> Response:
-        rater, token = await rater_of(request)
-        position = position_of(request)
+    async def case_page(self, request: Request) -> Response:
+        rater, token = await self.rater_of(request)
+        position = self.position_of(request)
         try:
-            view = await run_in_threadpool(store.case_view, rater.id, position)
+            view = await run_in_threadpool(self.store.case_view, rater.id, position)
         except Rejected as e:
             raise HTTPError(e.status, e.message) from e
-        return render("case.html", rater=rater, token=token, view=view, sid=new_sid(rater.id, view.case_id),
+        return self.render("case.html", rater=rater, token=token, view=view, sid=self.new_sid(rater.id, view.case_id),
                       max_comment=MAX_COMMENT)
 
-    async def submit(request: Request) -> Response:
-        rater, token = await rater_of(request)
-        position = position_of(request)
+    async def submit(self, request: Request) -> Response:
+        rater, token = await self.rater_of(request)
+        position = self.position_of(request)
         form = await request.form(max_files=0, max_fields=500, max_part_size=64 * 1024)
         try:
-            view = await run_in_threadpool(store.case_view, rater.id, position)
+            view = await run_in_threadpool(self.store.case_view, rater.id, position)
         except Rejected as e:
             raise HTTPError(e.status, e.message) from e
         if _one(form, "case") != view.content.uid:
             raise HTTPError(400, "The form names another case than the page it was sent to.")
         sid = _one(form, "sid")
-        check_sid(sid, rater.id, view.case_id)
+        self.check_sid(sid, rater.id, view.case_id)
         sub = Submission(id=sid, scores=_scores(form), comment=_one(form, "comment").replace("\r\n", "\n"),
                          flagged=_one(form, "flag") in ("1", "on", "true"))
         try:
-            await run_in_threadpool(store.submit, rater.id, position, sub)
+            await run_in_threadpool(self.store.submit, rater.id, position, sub)
         except Rejected as e:
             raise HTTPError(e.status, e.message) from e
-        nxt = await run_in_threadpool(store.next_position, rater.id, position)
+        nxt = await run_in_threadpool(self.store.next_position, rater.id, position)
         return RedirectResponse(f"/r/{token}/{nxt}" if nxt else f"/r/{token}/done", 303)
 
-    async def admin(request: Request) -> Response:
-        token = await admin_of(request)
-        progress = await run_in_threadpool(store.progress)
-        notes = await run_in_threadpool(store.notes)
-        return render("admin.html", token=token, progress=progress, notes=notes)
+    async def admin(self, request: Request) -> Response:
+        token = await self.admin_of(request)
+        progress = await run_in_threadpool(self.store.progress)
+        notes = await run_in_threadpool(self.store.notes)
+        return self.render("admin.html", token=token, progress=progress, notes=notes)
 
-    async def export_ratings(request: Request) -> Response:
-        await admin_of(request)
+    async def export_ratings(self, request: Request) -> Response:
+        await self.admin_of(request)
         unblind = request.query_params.get("unblind") == "1"
-        rows = await run_in_threadpool(store.ratings, unblind)
+        rows = await run_in_threadpool(self.store.ratings, unblind)
         return _csv(ratings_csv(rows), "ratings-unblinded.csv" if unblind else "ratings.csv")
 
-    async def export_notes(request: Request) -> Response:
-        await admin_of(request)
-        return _csv(notes_csv(await run_in_threadpool(store.notes)), "notes.csv")
+    async def export_notes(self, request: Request) -> Response:
+        await self.admin_of(request)
+        return _csv(notes_csv(await run_in_threadpool(self.store.notes)), "notes.csv")
 
-    async def on_error(request: Request, exc: Exception) -> Response:
+    async def on_error(self, request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPError)
-        response = render("error.html", status=exc.status, message=exc.message)
+        response = self.render("error.html", status=exc.status, message=exc.message)
         response.headers.update(exc.headers)
         return response
 
-    async def not_found(request: Request, exc: Exception) -> Response:
-        return render("error.html", status=404, message="Not found.")
+    async def not_found(self, request: Request, exc: Exception) -> Response:
+        return self.render("error.html", status=404, message="Not found.")
 
-    async def disconnected(request: Request, exc: Exception) -> Response:
+    async def disconnected(self, request: Request, exc: Exception) -> Response:
         # The client went away mid-request (a closed tab): nothing was stored, no one reads the answer, and it
         # is no server error to log with a traceback.
         return Response(status_code=400)
 
+
+def create_app(db: str | Path, *, failure_limit: int = 10, failure_window: float = 600.0) -> Starlette:
+    """The app serving one study file."""
+    site = _Site(db, failure_limit, failure_window)
     routes = [
-        Route("/health", health),
-        Route("/r/{token}", start),
-        Route("/r/{token}/list", listing),
-        Route("/r/{token}/done", listing),
-        Route("/r/{token}/{position}", case_page, methods=["GET"]),
-        Route("/r/{token}/{position}", submit, methods=["POST"]),
-        Route("/admin/{token}", admin),
-        Route("/admin/{token}/ratings.csv", export_ratings),
-        Route("/admin/{token}/notes.csv", export_notes),
+        Route("/health", site.health),
+        Route("/r/{token}", site.start),
+        Route("/r/{token}/list", site.listing),
+        Route("/r/{token}/done", site.listing),
+        Route("/r/{token}/{position}", site.case_page, methods=["GET"]),
+        Route("/r/{token}/{position}", site.submit, methods=["POST"]),
+        Route("/admin/{token}", site.admin),
+        Route("/admin/{token}/ratings.csv", site.export_ratings),
+        Route("/admin/{token}/notes.csv", site.export_notes),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
-    app = Starlette(routes=routes, exception_handlers={HTTPError: on_error, 404: not_found,
-                                                           ClientDisconnect: disconnected})
+    app = Starlette(routes=routes, exception_handlers={HTTPError: site.on_error, 404: site.not_found,
+                                                       ClientDisconnect: site.disconnected})
     app.add_middleware(SecurityHeaders)
     return app
 

@@ -81,10 +81,6 @@ class Study(BaseModel):
     created_at: str
     climedbench_version: str | None = None
 
-    @property
-    def blinded_answers(self) -> bool:
-        return self.rubric.target == "answer"
-
 
 class Tokens(BaseModel):
     """The secrets of a new study, shown once: one per rater and the admin's."""

@@ -72,10 +72,3 @@ def check_prompts(suite: Suite, tasks: Iterable[Task], items: list[Item]) -> Non
                 raise ConfigError(
                     f"{where}: the prompt does not show option(s) {', '.join(missing)} (e.g. "
                     f"{item.options[missing[0]][:40]!r}); add '{{{{ options }}}}' to prompt.template")
-
-
-def check_suite(suite: Suite, tasks: Iterable[Task] | None = None, items: list[Item] | None = None) -> None:
-    """Everything above; the prompt checks when items are given."""
-    check_tasks(suite)
-    if items is not None:
-        check_prompts(suite, list(tasks if tasks is not None else suite.tasks), items)

@@ -4,9 +4,13 @@ averaged into the overall."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from climedbench.core.registry import AGGREGATIONS, METRICS
-from climedbench.core.suite import Suite, Task
 from climedbench.errors import ConfigError
+
+if TYPE_CHECKING:  # core.suite calls check_fit when it loads a suite file; at run time this needs no import of it
+    from climedbench.core.suite import Suite, Task
 
 
 def _check(task: Task, metric: str, aggregation: str, where: str, field: str) -> None:
