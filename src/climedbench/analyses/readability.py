@@ -47,7 +47,7 @@ def unreadable_note(counts: dict[str, dict[str, int]]) -> str | None:
     n = sum(c["n"] for c in counts.values())
     parts = ", ".join(f"{name} {c['unreadable']} of {c['n']}" for name, c in counts.items() if c["unreadable"])
     return (f"{k} of {n} answers unreadable ({parts}): no answer could be read from the response, so those items "
-            "score 0 here; give a larger --max-tokens, or --mc-mode logprob for choice tasks.")
+            "score 0 here; give a larger --max-tokens (or, for choice items outside a CoT run, --mc-mode logprob).")
 
 
 def mark(record: Any, figure: Any, counts: dict[str, dict[str, int]]) -> None:

@@ -253,13 +253,17 @@ def toxicity(
 @analyze_app.command("all", epilog="""
 Examples:
 
-  climedbench analyze all --out analyses/demo            # embedded model, bundled demo set (2 items per task;
-                                                         # CoT answers may run to 1024 tokens: add --max-tokens)
+  climedbench analyze all --tasks ID#4,CS,CPR --kinds glyph --out analyses/demo   # embedded model, bundled
+                    # demo set, 2 items per task: choice items read by --mc-mode logprob, no CoT run (readable)
+
+  climedbench analyze all --out analyses/all             # every task; the CoT run's answers may run to 1024
+                                                         # tokens, which a 0.5B model on a CPU needs
 
   climedbench analyze all --data ~/climedbench-data/ --model openai:qwen2.5-7b-instruct \\
       --base-url http://127.0.0.1:8000/v1 --out analyses/qwen7b --compare runs/gpt4o
 
   climedbench analyze all --tasks BKT,FTT --limit 1 --max-tokens 16 --kinds glyph --out /tmp/a   # a smoke test
+                                                  # (its CoT answers are cut off at 16 tokens: 'unreadable')
 """)
 def all_cmd(
     out: Annotated[Path, typer.Option("--out", help="Folder for every analysis, index.json, the perturbed data "
