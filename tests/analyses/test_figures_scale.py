@@ -24,6 +24,14 @@ FTT = [f"FTT-{k:03d}" for k in range(1, 5)]
 UNREADABLE = {"score": 0.0, "extracted": None, "extraction_failure": True, "raw": "### 问题分析\n本题考查"}
 
 
+@pytest.fixture(autouse=True)
+def close_figures():
+    yield
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+
+
 def rows(task, ids, correct=(), unreadable=()):
     """Items of one task: those in `correct` right, those in `unreadable` with no readable answer, the rest wrong."""
     out = []
