@@ -287,7 +287,7 @@ def all_cmd(
     mc_mode: Annotated[str | None, typer.Option(
         help="Single-answer choice items of the vanilla, perturbed and none-of-the-above runs: 'generate' (answer "
              "read from the response) or 'logprob' (the most likely option letter as the first token; one token, "
-             "never unreadable). Default: logprob on the bundled demo set, generate with --data. The CoT run "
+             "so never cut off). Default: logprob on the bundled demo set, generate with --data. The CoT run "
              "always generates.")] = None,
     seed: Annotated[int, typer.Option(help="Seed of item sampling, perturbations and bootstrap.")] = 0,
     cot_shots: Annotated[int, typer.Option(
