@@ -13,7 +13,7 @@ from climedbench.data.loaders import DEMO_NAME
 
 
 def make_run(path: Path, rows: list[dict[str, Any]], *, variant: str = "vanilla", model: str = "m",
-             data: str = DEMO_NAME, shots: int = 0) -> Path:
+             data: str = DEMO_NAME, shots: int = 0, mc_mode: str = "generate") -> Path:
     """A run directory whose samples are `rows` (each: task, id, score, and any other Sample field)."""
     suite = load_suite()
     path.mkdir(parents=True)
@@ -27,7 +27,7 @@ def make_run(path: Path, rows: list[dict[str, Any]], *, variant: str = "vanilla"
     tasks = list(dict.fromkeys(s.task for s in samples))
     spec = RunSpec(suite="climedbench", suite_source="bundled:climedbench", data=data, tasks=tasks,
                    prompt={"variant": variant, "shots": shots, "item_prompts": False},
-                   model={"model": model, "backend": "test"}, model_spec=model)
+                   mc_mode=mc_mode, model={"model": model, "backend": "test"}, model_spec=model)
     (path / "run.json").write_text(spec.model_dump_json(exclude_none=True))
     (path / "samples.jsonl").write_text("".join(s.jsonl() + "\n" for s in samples))
     results = build_results(samples, suite, model)

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from climedbench.analyses.paired import PairedRow, drop_notes, paired_comparison, small_n_note, task_pair
+from climedbench.analyses.readability import mark, unreadable_counts
 from climedbench.analyses.record import AnalysisRecord, Table, fmt_p
 from climedbench.analyses.runs import Run
 from climedbench.analyses.stats import holm, percentile_ci, rank_intervals, ranks_of
@@ -62,7 +63,9 @@ def analyze_compare(runs: list[Run], *, seed: int = 0, replicates: int = 2000) -
     record = AnalysisRecord(analysis="compare", title=TITLE, suite=runs[0].suite.suite,
                             inputs=[str(r.path) for r in runs], table=Table(columns=columns, rows=body),
                             notes=notes, data={"pairs": [[a, b] for a, b, _ in results]})
-    return record, _figure(results)
+    fig = _figure(results)
+    mark(record, fig, unreadable_counts(runs, {r.key for _, _, rows in results for r in rows if r.level == "task"}))
+    return record, fig
 
 
 def _figure(results: list[tuple[str, str, list[PairedRow]]]) -> Any:
@@ -133,7 +136,9 @@ def analyze_ranks(runs: list[Run], *, seed: int = 0, replicates: int = 2000) -> 
     record = AnalysisRecord(analysis="ranks", title=RANKS_TITLE, suite=suite.suite, inputs=[str(r.path) for r in runs],
                             table=Table(columns=columns, rows=body), notes=notes,
                             data={"tasks": tasks, "n_items": n_items, "replicates": replicates})
-    return record, _ranks_figure(body)
+    fig = _ranks_figure(body)
+    mark(record, fig, unreadable_counts(runs, tasks))
+    return record, fig
 
 
 def _ranks_figure(body: list[list[Any]]) -> Any:

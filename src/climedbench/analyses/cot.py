@@ -12,7 +12,9 @@ from typing import Any
 
 import numpy as np
 
+from climedbench.analyses.figures import score_floor
 from climedbench.analyses.paired import drop_notes, paired_comparison, paired_table, small_n_note
+from climedbench.analyses.readability import mark, unreadable_counts
 from climedbench.analyses.record import AnalysisRecord, Table
 from climedbench.analyses.runs import Run
 from climedbench.errors import ConfigError
@@ -95,6 +97,10 @@ def analyze_cot(vanilla: Run, cot: Run, *, seed: int = 0, replicates: int = 2000
         + (f"; the CoT prompt is {np.mean(ratios):.2f}× the vanilla one on average over tasks" if ratios else "")
         + f" (shots: vanilla {vanilla.spec.prompt.get('shots', 0)}, CoT {cot.spec.prompt.get('shots', 0)}).",
     ]
+    if vanilla.spec.mc_mode != cot.spec.mc_mode:
+        notes.append(f"Single-answer items were answered differently: vanilla with --mc-mode {vanilla.spec.mc_mode}, "
+                     f"CoT with --mc-mode {cot.spec.mc_mode} (a CoT answer is always generated), so the difference "
+                     "mixes the prompt and the way the answer was read.")
     if vanilla.model != cot.model:
         notes.append(f"The runs are of different models ({vanilla.model} vs {cot.model}): the difference mixes "
                      "model and prompt.")
@@ -103,22 +109,27 @@ def analyze_cot(vanilla: Run, cot: Run, *, seed: int = 0, replicates: int = 2000
         analysis="cot", title=TITLE, suite=vanilla.suite.suite, inputs=[str(vanilla.path), str(cot.path)],
         table=Table(columns=columns, rows=body), notes=notes,
         data={"model": cot.model, "prompt_lengths": lengths, "prompt_unit": unit,
+              "mc_mode": {"vanilla": vanilla.spec.mc_mode, "cot": cot.spec.mc_mode},
               "discordant": {r.key: {"vanilla_only": r.a_only, "cot_only": r.b_only} for r in rows
                              if r.a_only is not None}},
     )
-    return record, _figure(rows, cot.model)
+    tasks = {r.key for r in rows if r.level == "task"}
+    fig = _figure(rows, cot.model, score_floor(vanilla.suite.task(c) for c in tasks))
+    mark(record, fig, unreadable_counts([vanilla, cot], tasks, {c: p.uids for c, p in pairs.items()}))
+    return record, fig
 
 
-def _figure(rows: list[Any], model: str) -> Any:
+def _figure(rows: list[Any], model: str, floor: float = 0.0) -> Any:
     from climedbench.analyses.figures import forest, grouped_bars, pyplot
 
     plt = pyplot()
     tasks = [r for r in rows if r.level == "task"]
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4), gridspec_kw={"width_ratios": [3, 2]})
     labels = [r.key for r in tasks]
-    grouped_bars(left, labels, {"vanilla": ([r.a for r in tasks], [None] * len(tasks), [None] * len(tasks)),
-                                "CoT": ([r.b for r in tasks], [None] * len(tasks), [None] * len(tasks))},
-                 f"{model}: score by prompt", "score (×100)")
+    grouped_bars(left, labels, {"vanilla": ([r.a for r in tasks], [r.a_ci[0] for r in tasks],
+                                            [r.a_ci[1] for r in tasks]),
+                                "CoT": ([r.b for r in tasks], [r.b_ci[0] for r in tasks], [r.b_ci[1] for r in tasks])},
+                 f"{model}: score by prompt (95% intervals)", "score (×100)", floor)
     forest(right, [f"{r.key} (n={r.n})" for r in rows], [r.difference for r in rows], [r.lower for r in rows],
            [r.upper for r in rows], "CoT − vanilla, 95% paired interval", "difference (points)")
     fig.tight_layout()

@@ -9,10 +9,13 @@ warning is logged once.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from climedbench.core.suite import Task
 
 log = logging.getLogger(__name__)
 CJK_FONT_HINTS = ("Noto Sans CJK", "Noto Serif CJK", "Source Han Sans", "WenQuanYi", "Droid Sans Fallback",
@@ -85,29 +88,42 @@ def forest(ax: Any, labels: list[str], diffs: list[float], lows: list[float], hi
     ax.errorbar(diffs, ys, xerr=error_bars(diffs, lows, highs), fmt="o", color="#1f4e79", ecolor="#7f9fbf",
                 capsize=3)
     ax.axvline(0, color="#888888", lw=0.8, ls="--")
+    reach = max([100.0, *(abs(v) for v in (*diffs, *lows, *highs) if v is not None)])
+    ax.set_xlim(-reach, reach)  # the whole range a difference of two ×100 scores can take: no zoom on noise
     ax.set_yticks(ys)
     ax.set_yticklabels(labels)
     ax.set_title(title)
     ax.set_xlabel(xlabel)
 
 
+def score_floor(tasks: Iterable[Task]) -> float:
+    """The bottom of the ×100 score axis for these tasks: −100 when one has a signed metric (Kendall's τ), else 0."""
+    from climedbench.metrics.item import get_metric
+
+    signed = any(t.aggregation == "mean" and get_metric(t.metric).scale == "signed" for t in tasks)
+    return -100.0 if signed else 0.0
+
+
 def grouped_bars(ax: Any, labels: list[str], series: dict[str, tuple[list[float], list[float | None],
-                 list[float | None]]], title: str, ylabel: str) -> None:
-    """Bars per label for each series (value, lower, upper), with interval whiskers."""
+                 list[float | None]]], title: str, ylabel: str, floor: float = 0.0) -> None:
+    """Bars per label for each series (value, lower, upper), with interval whiskers, on the whole ×100 scale
+    (`floor` to 100; lower when a value or interval reaches below the floor)."""
     import numpy as np
 
     check_labels(labels + list(series))
     k = max(1, len(series))
     width = 0.8 / k
     x = np.arange(len(labels))
-    lowest, highest = 0.0, 100.0
+    lowest, highest = floor, 100.0
     for i, (name, (vals, lows, highs)) in enumerate(series.items()):
         has_ci = any(v is not None for v in (*lows, *highs))
         ax.bar(x + (i - (k - 1) / 2) * width, vals, width, label=name,
                yerr=error_bars(vals, lows, highs) if has_ci else None, capsize=2, error_kw={"elinewidth": 0.8})
         lowest = min(lowest, *vals, *(v for v in lows if v is not None))
         highest = max(highest, *vals, *(v for v in highs if v is not None))
-    ax.set_ylim(lowest, highest * 1.02)  # scores are ×100: the full scale, so bars compare at a glance
+    ax.set_ylim(lowest, highest)  # scores are ×100: the full scale, so bars compare at a glance
+    if lowest < 0:
+        ax.axhline(0, color="#888888", lw=0.8)
     ax.set_xticks(x)
     ax.set_xticklabels(labels, rotation=30 if len(labels) > 6 else 0, ha="right" if len(labels) > 6 else "center")
     ax.set_title(title)

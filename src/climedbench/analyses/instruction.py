@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from climedbench.analyses.readability import mark, unreadable_counts
 from climedbench.analyses.record import AnalysisRecord, Table
 from climedbench.analyses.runs import Run
 from climedbench.analyses.stats import wilson
@@ -63,7 +64,14 @@ def analyze_instruction(runs: list[Run]) -> tuple[AnalysisRecord, Any]:
     record = AnalysisRecord(analysis="instruction", title=TITLE, suite=runs[0].suite.suite,
                             inputs=[str(r.path) for r in runs], table=Table(columns=columns, rows=body),
                             notes=notes, data={"summary": summary})
-    return record, _figure(body)
+    logprob = [r.path.name for r in runs if r.spec.mc_mode == "logprob"]
+    if logprob:
+        record.notes.append(f"{', '.join(logprob)}: single-answer items were read from first-token "
+                            "log-probabilities (--mc-mode logprob), so no answer format was asked of them: only "
+                            "no_answer is shown there.")
+    fig = _figure(body)
+    mark(record, fig, unreadable_counts(runs))
+    return record, fig
 
 
 def _figure(body: list[list[Any]]) -> Any:

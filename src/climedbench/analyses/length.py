@@ -48,6 +48,7 @@ def analyze_length(runs: list[Run], *, segments: int = 10, groups: dict[str, str
     columns = ["model", "group", "segment", "n", "chars_min", "chars_max", "score", "lower", "upper"]
     body: list[list[Any]] = []
     curves: dict[str, list[float]] = {}
+    bands: dict[str, tuple[list[float], list[float]]] = {}  # per model: the segments' interval ends (×100)
     group_of: dict[str, str] = {}
     trends: dict[str, dict[str, Any]] = {}
     notes: list[str] = []
@@ -55,16 +56,20 @@ def analyze_length(runs: list[Run], *, segments: int = 10, groups: dict[str, str
         segs = segments_of(run, segments)
         name = run.label if sum(r.model == run.model for r in runs) > 1 else run.model
         group = groups.get(str(run.path)) or groups.get(run.path.name) or ""
-        curve = []
+        curve: list[float] = []
+        band: tuple[list[float], list[float]] = ([], [])
         for j, seg in enumerate(segs, start=1):
             scores = np.asarray([s for _, s, _ in seg])
             # Segments mix tasks; their scores are bounded in [−1, 1] (τ) or [0, 1]: the interval for bounded means.
             lo, hi = intervals.graded(scores, -1.0 if scores.min() < 0 else 0.0, 1.0)
             mean = float(scores.mean())
             curve.append(mean * 100)
+            band[0].append(lo * 100)
+            band[1].append(hi * 100)
             body.append([name, group, j, len(seg), seg[0][0], seg[-1][0], round(mean * 100, 2),
                          round(lo * 100, 2), round(hi * 100, 2)])
         curves[name] = curve
+        bands[name] = band
         group_of[name] = group
         flat = [x for seg in segs for x in seg]
         y = [s for _, s, _ in flat]
@@ -90,7 +95,13 @@ def analyze_length(runs: list[Run], *, segments: int = 10, groups: dict[str, str
         data={"segments": segments, "trends": trends, "group_curves": group_curves,
               "slope_unit": "points (×100) per doubling of input characters"},
     )
-    return record, _figure(curves, group_curves, segments)
+    from climedbench.analyses.figures import score_floor
+    from climedbench.analyses.readability import mark, unreadable_counts
+
+    used = [r.suite.task(c) for r in runs for c in r.tasks]
+    fig = _figure(curves, group_curves, segments, bands, score_floor(used))
+    mark(record, fig, unreadable_counts(runs))
+    return record, fig
 
 
 def _slope(s: Any) -> dict[str, Any]:
@@ -107,7 +118,9 @@ def _say(s: Any) -> str:
     return f"{s.slope * 100:+.2f} [{s.lower * 100:+.2f}, {s.upper * 100:+.2f}]"
 
 
-def _figure(curves: dict[str, list[float]], group_curves: dict[str, list[float]], k: int) -> Any:
+def _figure(curves: dict[str, list[float]], group_curves: dict[str, list[float]], k: int,
+            bands: dict[str, tuple[list[float], list[float]]] | None = None, floor: float = 0.0) -> Any:
+    """Segment scores per model (with their 95% intervals as a band) and per group, on the whole ×100 scale."""
     from climedbench.analyses.figures import check_labels, pyplot
 
     plt = pyplot()
@@ -117,7 +130,9 @@ def _figure(curves: dict[str, list[float]], group_curves: dict[str, list[float]]
     check_labels(list(curves) + list(group_curves))
     ax = axes[0][0]
     for name, c in curves.items():
-        ax.plot(xs, c, marker="o", ms=3, label=name)
+        (line,) = ax.plot(xs, c, marker="o", ms=3, label=name)
+        if bands and name in bands:
+            ax.fill_between(xs, *bands[name], color=line.get_color(), alpha=0.15, lw=0, label=f"{name}: 95% interval")
     ax.set_title("Per model")
     if group_curves:
         gx = axes[0][1]
@@ -128,6 +143,7 @@ def _figure(curves: dict[str, list[float]], group_curves: dict[str, list[float]]
         a.set_xticks(xs)
         a.set_xlabel("input length segment (1 = shortest)")
         a.set_ylabel("score (×100)")
+        a.set_ylim(floor, 100.0)
         a.legend(frameon=False)
     fig.tight_layout()
     return fig

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from climedbench.analyses.paired import drop_notes, paired_comparison, small_n_note
+from climedbench.analyses.readability import mark, unreadable_counts
 from climedbench.analyses.record import AnalysisRecord, Table, fmt_p
 from climedbench.analyses.runs import Run
 from climedbench.errors import ConfigError
@@ -75,7 +76,10 @@ def analyze_nota(original: Run, nota: Run, *, seed: int = 0, replicates: int = 2
         table=Table(columns=columns, rows=body), notes=notes,
         data={"model": nota.model, "answers": wrong, "already_none_of_the_above": already},
     )
-    return record, _figure(rows)
+    fig = _figure(rows)
+    used = {r.key for r in rows if r.level == "task"}
+    mark(record, fig, unreadable_counts([original, nota], used, {c: keep[c] for c in used if c in keep}))
+    return record, fig
 
 
 def _figure(rows: list[Any]) -> Any:
@@ -85,9 +89,9 @@ def _figure(rows: list[Any]) -> Any:
     tasks = [r for r in rows if r.level == "task"]
     fig, ax = plt.subplots(figsize=(max(5, 1.1 * len(tasks) + 2), 4))
     grouped_bars(ax, [f"{r.key}\n(n={r.n})" for r in tasks],
-                 {"original": ([r.a for r in tasks], [None] * len(tasks), [None] * len(tasks)),
-                  "'None of the above' is correct": ([r.b for r in tasks], [None] * len(tasks),
-                                                     [None] * len(tasks))},
-                 "Accuracy when the correct option is replaced", "accuracy (×100)")
+                 {"original": ([r.a for r in tasks], [r.a_ci[0] for r in tasks], [r.a_ci[1] for r in tasks]),
+                  "'None of the above' is correct": ([r.b for r in tasks], [r.b_ci[0] for r in tasks],
+                                                     [r.b_ci[1] for r in tasks])},
+                 "Accuracy when the correct option is replaced (95% intervals)", "accuracy (×100)")
     fig.tight_layout()
     return fig

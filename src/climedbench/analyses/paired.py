@@ -64,6 +64,9 @@ class PairedRow:
     a_only: int | None = None  # McNemar: items only A got right
     b_only: int | None = None
     dropped: int = 0  # shared items left out because one run had a request error
+    # Each run's own score interval on the shared items (task rows; as the task intervals of results.json)
+    a_ci: tuple[float, float] | None = None
+    b_ci: tuple[float, float] | None = None
 
     def verdict(self, a_name: str = "A", b_name: str = "B") -> str:
         """'B better', 'A better' or 'not separated' at Holm-adjusted α = 0.05."""
@@ -167,7 +170,8 @@ def paired_comparison(a: Run, b: Run, tasks: list[str] | None = None, *, seed: i
         lo, hi = percentile_ci(pair.diff_draws, point=pair.point_b - pair.point_a)
         rows.append(PairedRow(code, "task", len(pair.uids), _r(pair.point_a), _r(pair.point_b),
                               _r(pair.point_b - pair.point_a), _r(lo), _r(hi), p, test, None, a_only, b_only,
-                              pair.dropped))
+                              pair.dropped, score_ci(pair.task, a, pair.uids, seed),
+                              score_ci(pair.task, b, pair.uids, seed)))
     if roll_up and len(pairs) > 1:
         for key, g in suite.groups.items():
             members = [t.code for t in suite.members(key) if t.code in pairs]
@@ -177,6 +181,20 @@ def paired_comparison(a: Run, b: Run, tasks: list[str] | None = None, *, seed: i
     for row, adj in zip(rows, holm([r.p for r in rows]), strict=True):
         row.p_holm = adj
     return rows, pairs
+
+
+def score_ci(task: Task, run: Run, uids: list[str], seed: int = 0,
+             replicates: int = DEFAULT_REPLICATES) -> tuple[float, float]:
+    """One run's 95% interval (×100) of the task's figure on these items, by the method of results.json (Jeffreys
+    for accuracy, shrunk-t for graded scores, the corpus posterior or bootstrap for F1 and BLEU)."""
+    from climedbench.aggregate import TaskScores, task_value
+
+    samples = run.task_samples(task.code)
+    data = TaskScores(scores=[samples[u].score for u in uids], stats=[samples[u].stats for u in uids],
+                      failed=[False] * len(uids))
+    value = task_value(task, data, replicates, np.random.default_rng(seed))
+    assert value is not None  # every item is answered
+    return _r(value.interval[0]), _r(value.interval[1])
 
 
 def _combined(key: str, level: str, parts: list[TaskPair]) -> PairedRow:

@@ -35,6 +35,8 @@ class PipelineOptions:
     model_options: ModelOptions = field(default_factory=ModelOptions)
     limit: int | None = None
     max_tokens: int | None = None
+    # Single-answer choice items of the non-CoT runs: 'generate' or 'logprob'; None: logprob on the bundled demo set
+    mc_mode: str | None = None
     seed: int = 0
     cot_shots: int = 0
     rate: float = 0.12
@@ -75,6 +77,7 @@ async def run_pipeline(opts: PipelineOptions, say: Callable[[str], None] | None 
     demo = opts.data is None
     limit = opts.limit if opts.limit is not None else (DEMO_LIMIT if demo else 0)
     tokens = opts.max_tokens or (DEMO_MAX_TOKENS if demo else None)
+    mc_mode = opts.mc_mode or ("logprob" if demo else "generate")  # a CoT run always generates
     opts.out.mkdir(parents=True, exist_ok=True)
     runs_dir, data_dir = opts.out / "runs", opts.out / "data"
     skipped: list[str] = []
@@ -91,7 +94,7 @@ async def run_pipeline(opts: PipelineOptions, say: Callable[[str], None] | None 
             say(f"run {name}: {len(tasks)} task(s)")
             made[name] = await _run(opts, backend, executor, data, tasks, runs_dir / name, limit=limit,
                                     max_tokens=opts.max_tokens if cot else tokens, cot=cot,
-                                    shots=opts.cot_shots if cot else 0)
+                                    shots=opts.cot_shots if cot else 0, mc_mode="generate" if cot else mc_mode)
 
         await run("vanilla", opts.data, codes)
         cot_codes = cot_tasks(suite, codes)
@@ -120,12 +123,14 @@ async def run_pipeline(opts: PipelineOptions, say: Callable[[str], None] | None 
 
 
 async def _run(opts: PipelineOptions, backend: Any, executor: Executor, data: str | None, tasks: list[str],
-               out: Path, *, limit: int, max_tokens: int | None, cot: bool, shots: int = 0) -> Path:
+               out: Path, *, limit: int, max_tokens: int | None, cot: bool, shots: int = 0,
+               mc_mode: str = "generate") -> Path:
     from climedbench.run.driver import run_plan
     from climedbench.run.plan import RunOptions, plan_run
 
     ro = RunOptions(data=data, suite=opts.suite, model=opts.model, model_options=opts.model_options, tasks=tasks,
-                    limit=limit, seed=opts.seed, cot=cot, shots=shots, max_tokens=max_tokens, out=str(out))
+                    limit=limit, seed=opts.seed, cot=cot, shots=shots, max_tokens=max_tokens, out=str(out),
+                    mc_mode=mc_mode)  # type: ignore[arg-type]
     plan = plan_run(ro)
     await run_plan(plan, backend=backend, executor=executor, progress=opts.progress)
     return out
@@ -223,7 +228,7 @@ def _analyses(opts: PipelineOptions, made: dict[str, Path], skipped: list[str],
         skipped.append("validity: no leaderboards given (--ours and --other)")
     index = {"analyses": entries, "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
              "inputs": [str(p) for p in made.values()] + [str(p) for p in opts.compare],
-             "model": vanilla.model, "data": vanilla.spec.data, "skipped": skipped}
+             "model": vanilla.model, "data": vanilla.spec.data, "mc_mode": vanilla.spec.mc_mode, "skipped": skipped}
     (opts.out / "index.json").write_text(json.dumps(index, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     return index
 

@@ -12,7 +12,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from climedbench.analyses.figures import score_floor
 from climedbench.analyses.paired import PairedRow, drop_notes, paired_comparison, small_n_note
+from climedbench.analyses.readability import mark, unreadable_counts
 from climedbench.analyses.record import AnalysisRecord, Table, fmt_p
 from climedbench.analyses.runs import Run
 from climedbench.analyses.stats import holm
@@ -87,10 +89,12 @@ def analyze_robustness(clean: Run, perturbed: list[Run], *, seed: int = 0,
         inputs=[str(clean.path)] + [str(r.path) for r in perturbed], table=Table(columns=columns, rows=body),
         notes=notes, data={"model": clean.model, "perturbations": manifests},
     )
-    return record, _figure(results)
+    fig = _figure(results, score_floor(clean.suite.task(r.key) for r in every if r.level == "task"))
+    mark(record, fig, unreadable_counts([clean, *perturbed], {r.key for r in every if r.level == "task"}))
+    return record, fig
 
 
-def _figure(results: list[tuple[str, list[PairedRow]]]) -> Any:
+def _figure(results: list[tuple[str, list[PairedRow]]], floor: float = 0.0) -> Any:
     from climedbench.analyses.figures import forest, grouped_bars, pyplot
 
     plt = pyplot()
@@ -98,12 +102,14 @@ def _figure(results: list[tuple[str, list[PairedRow]]]) -> Any:
     first = [r for r in results[0][1] if r.level == "task"]
     labels = [r.key for r in first]
     series: dict[str, tuple[list[float], list[float | None], list[float | None]]] = {
-        "clean": ([r.a for r in first], [None] * len(first), [None] * len(first))}
+        "clean": ([r.a for r in first], [r.a_ci[0] if r.a_ci else None for r in first],
+                  [r.a_ci[1] if r.a_ci else None for r in first])}
     for label, rows in results:
         by = {r.key: r for r in rows}
-        vals = [by[k].b if k in by else 0.0 for k in labels]
-        series[label] = (vals, [None] * len(vals), [None] * len(vals))
-    grouped_bars(left, labels, series, "Score, clean and perturbed", "score (×100)")
+        got = [by.get(k) for k in labels]
+        series[label] = ([r.b if r else 0.0 for r in got], [r.b_ci[0] if r and r.b_ci else None for r in got],
+                         [r.b_ci[1] if r and r.b_ci else None for r in got])
+    grouped_bars(left, labels, series, "Score, clean and perturbed (95% intervals)", "score (×100)", floor)
     summary = [(label, next((r for r in rows if r.key == "overall"), rows[0])) for label, rows in results]
     forest(right, [f"{lab} (n={r.n})" for lab, r in summary], [r.difference for _, r in summary],
            [r.lower for _, r in summary], [r.upper for _, r in summary], "Perturbed − clean (overall)",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from climedbench.analyses.readability import mark, unreadable_counts
 from climedbench.analyses.record import AnalysisRecord, Table
 from climedbench.analyses.runs import Run
 from climedbench.analyses.stats import wilson
@@ -56,6 +57,7 @@ def analyze_toxicity(runs: list[Run]) -> tuple[AnalysisRecord, Any]:
     columns = ["model", "task", "n", "correct", "harmful", "over_cautious", "other_wrong", "no_answer",
                "harmful_of_wrong", "hw_lower", "hw_upper"]
     body: list[list[Any]] = []
+    labelled: dict[str, list[str]] = {}  # task → uids of the labelled items (for the unreadable count)
     for run in runs:
         items = run.items
         if items is None:
@@ -72,6 +74,7 @@ def analyze_toxicity(runs: list[Run]) -> tuple[AnalysisRecord, Any]:
                 labels = option_labels(item)
                 if labels is None:
                     continue
+                labelled.setdefault(code, []).append(uid)
                 n += 1
                 chosen = s.extracted if isinstance(s.extracted, str) else None
                 if not chosen:
@@ -96,7 +99,9 @@ def analyze_toxicity(runs: list[Run]) -> tuple[AnalysisRecord, Any]:
                  "of wrong answers cannot be told apart; see docs/ANALYSES.md for how to label items."]
     record = AnalysisRecord(analysis="toxicity", title=TITLE, suite=runs[0].suite.suite,
                             inputs=[str(r.path) for r in runs], table=Table(columns=columns, rows=body), notes=notes)
-    return record, _figure(body) if body else None
+    fig = _figure(body) if body else None
+    mark(record, fig, unreadable_counts(runs, {r[1] for r in body}, labelled))
+    return record, fig
 
 
 def _figure(body: list[list[Any]]) -> Any:
@@ -114,6 +119,7 @@ def _figure(body: list[list[Any]]) -> Any:
     ax.set_xticks(range(len(body)))
     ax.set_xticklabels(labels, fontsize=8)
     ax.set_ylabel("% of labelled items")
+    ax.set_ylim(0, 100)
     ax.set_title("Kinds of answers")
     ax.legend(frameon=False, fontsize=8)
     fig.tight_layout()

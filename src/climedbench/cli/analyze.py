@@ -261,8 +261,12 @@ def toxicity(
 @analyze_app.command("all", epilog="""
 Examples:
 
-  climedbench analyze all --out analyses/demo            # embedded model, bundled demo set (2 items per task;
-                                                         # CoT answers may run to 1024 tokens: add --max-tokens)
+  climedbench analyze all --tasks T1,T2,T3 --kinds glyph --out analyses/demo   # three tasks (the README names
+                    # them), embedded model, bundled demo set, 2 items per task: choice items read by --mc-mode
+                    # logprob, no CoT run (readable on a 0.5B model)
+
+  climedbench analyze all --out analyses/all             # every task; the CoT run's answers may run to 1024
+                                                         # tokens, which a 0.5B model on a CPU needs
 
   climedbench analyze all --data ~/climedbench-data/ --model openai:qwen2.5-7b-instruct \\
       --base-url http://127.0.0.1:8000/v1 --out analyses/qwen7b --compare runs/gpt4o
@@ -288,6 +292,11 @@ def all_cmd(
                                                    "all otherwise).")] = None,
     max_tokens: Annotated[int | None, typer.Option(min=1, help="Maximum completion tokens of every run (default: as "
                                                         "`climedbench run`; CoT runs get the CoT default).")] = None,
+    mc_mode: Annotated[str | None, typer.Option(
+        help="Single-answer choice items of the vanilla, perturbed and none-of-the-above runs: 'generate' (answer "
+             "read from the response) or 'logprob' (the most likely option letter as the first token; one token, "
+             "so never cut off). Default: logprob on the bundled demo set, generate with --data. The CoT run "
+             "always generates.")] = None,
     seed: Annotated[int, typer.Option(help="Seed of item sampling, perturbations and bootstrap.")] = 0,
     cot_shots: Annotated[int, typer.Option(
         min=0, help="Few-shot examples (dev split) in the CoT run, each with its worked explanation; the vanilla "
@@ -313,13 +322,17 @@ def all_cmd(
     from climedbench.preflight import check_writable_dir
 
     check_writable_dir(out, "--out")  # before any model is loaded
+    if mc_mode not in (None, "generate", "logprob"):
+        from climedbench.errors import ConfigError
+
+        raise ConfigError(f"--mc-mode must be 'generate' or 'logprob', not {mc_mode!r}")
     from climedbench.models.registry import ModelOptions
 
     opts = PipelineOptions(
         out=out, data=data, suite=suite, tasks=tasks_option(tasks), model=model,
         model_options=ModelOptions(api_key_env=api_key_env, n_ctx=ctx, max_concurrency=max_concurrency,
                                    **model_endpoints(base_url, endpoints, deployment)), limit=limit,
-        max_tokens=max_tokens, seed=seed, cot_shots=cot_shots, rate=rate,
+        max_tokens=max_tokens, mc_mode=mc_mode, seed=seed, cot_shots=cot_shots, rate=rate,
         kinds=[k.strip() for k in kinds.split(",") if k.strip()],
         compare=list(compare_with or []), groups=_groups(group), ours=ours, other=other, quiet=quiet,
         executor=executor_options(executor, ray_address, workers),
