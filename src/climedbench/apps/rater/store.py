@@ -357,11 +357,12 @@ class Store:
     # -- assignments after creation (a third rater on disagreement) ------------------------------
 
     def assignments(self) -> list[tuple[str, str, bool]]:
-        """(case uid, rater name, done) of every assignment, by case and then rater."""
+        """(case uid, rater name, done) of every assignment, by case and then in the order they were made (a rater
+        added later comes after the study's own)."""
         with self._connect() as con:
             rows = con.execute(
                 "SELECT c.uid, r.name, a.done_at IS NOT NULL FROM assignments a JOIN cases c ON c.id = a.case_id "
-                "JOIN raters r ON r.id = a.rater_id ORDER BY c.id, r.id").fetchall()
+                "JOIN raters r ON r.id = a.rater_id ORDER BY c.id, a.rowid").fetchall()
         return [(uid, name, bool(done)) for uid, name, done in rows]
 
     def add_assignment(self, uid: str, rater: str) -> bool:
