@@ -57,7 +57,7 @@ def test_the_rules_catch_every_planted_item_and_nothing_else(analyzer):
         assert kinds[item] == expected, item
     clean = [c.id for c in cands if c.id.startswith("ok-")]
     assert len(clean) == 12
-    assert {i: kinds[i] for i in clean} == dict.fromkeys(clean, set())
+    assert {i: kinds[i] for i in clean} == {i: set() for i in clean}
 
 
 def test_a_cue_in_the_whole_set_marks_the_items_that_show_it(analyzer):
