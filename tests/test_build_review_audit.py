@@ -135,10 +135,11 @@ def test_llm2_verdicts_are_stored_and_a_rerun_sends_nothing(tmp_path):
         sent = get_stats(url)["requests"]
         again = runner.invoke(app, args)
         assert again.exit_code == 0, again.output
-        assert get_stats(url)["requests"] == sent == 20
-    assert json.loads(first.output)["auditor"] == {"model": "instant-test", "pass": 18, "fail": 1, "unusable": 1,
-                                                   "cached": 0}
-    assert json.loads(again.output)["auditor"]["cached"] == 20
+        # The two items with a PHI remnant are never sent to the auditor.
+        assert get_stats(url)["requests"] == sent == 18
+    assert json.loads(first.stdout)["auditor"] == {"model": "instant-test", "pass": 16, "fail": 1, "unusable": 1,
+                                                   "cached": 0, "not_sent_phi": 2}
+    assert json.loads(again.stdout)["auditor"]["cached"] == 18
     rows = {r["id"]: r for r in map(json.loads, (folder / ".build" / "audit.jsonl").read_text().splitlines())}
     assert rows["bad-implausible"]["flagged"]
     assert rows["bad-implausible"]["findings"] == [
@@ -146,6 +147,7 @@ def test_llm2_verdicts_are_stored_and_a_rerun_sends_nothing(tmp_path):
     assert rows["ok-03"]["flagged"] and rows["ok-03"]["llm"]["verdict"] is None
     assert rows["ok-03"]["llm"]["problem"].startswith("the reply is not JSON")
     assert not rows["ok-01"]["flagged"]
+    assert rows["bad-phi-phone"]["llm"] is None and rows["bad-phi-phone"]["flagged"]
     assert "13912345678" not in (folder / ".build" / "audit.jsonl").read_text(encoding="utf-8")
 
 
@@ -165,3 +167,21 @@ def test_llm2_on_a_real_llama_server_answers_in_the_schema(tmp_path, server_url)
         assert llm["problem"] is None, (row["id"], llm)
         reply = {"verdict": llm["verdict"], "problems": llm["problems"], "reason": llm["reason"]}
         assert check_reply(json.dumps(reply, ensure_ascii=False), schema) == (reply, None)
+
+
+def test_register_mounts_the_commands_on_a_build_app():
+    import typer
+
+    from climedbench.cli.build_review import register
+
+    build = typer.Typer()
+
+    @build.callback()
+    def _root() -> None:
+        """build"""
+
+    register(build)
+    result = CliRunner().invoke(build, ["rounds", "--help"])
+    assert result.exit_code == 0 and "--stop" in result.output
+    names = {c.name for c in build.registered_commands}
+    assert names == {"audit", "review", "refine", "rounds", "status"}
