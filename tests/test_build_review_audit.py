@@ -155,13 +155,17 @@ def test_llm2_verdicts_are_stored_and_a_rerun_sends_nothing(tmp_path):
 def test_llm2_on_a_real_llama_server_answers_in_the_schema(tmp_path, server_url):
     # The embedded 0.5B model through a real llama.cpp server: its replies are constrained by the schema sent as
     # response_format, so every one parses and validates, whatever the verdicts say.
-    folder = build_folder(tmp_path / "suite")
+    # Three items keep it affordable on a CPU (about 50 s an item on a loaded 2-core machine).
+    chosen = [line for line in FIXTURE.read_text(encoding="utf-8").splitlines()
+              if json.loads(line)["id"] in ("ok-01", "bad-two-answers", "bad-implausible")]
+    (tmp_path / "three.jsonl").write_text("\n".join(chosen) + "\n", encoding="utf-8")
+    folder = build_folder(tmp_path / "suite", tmp_path / "three.jsonl")
     result = CliRunner().invoke(app, ["audit", str(folder), "--auditor", "openai:qwen-test", "--base-url",
-                                      server_url, "--cache", str(tmp_path / "c.sqlite"), "--no-phi", "--json"])
+                                      server_url, "--cache", str(tmp_path / "c.sqlite"), "--phi", "off", "--json"])
     assert result.exit_code == 0, result.output
     schema = load_prompt("audit").schema
     rows = [json.loads(line) for line in (folder / ".build" / "audit.jsonl").read_text().splitlines()]
-    assert len(rows) == 20
+    assert len(rows) == 3
     for row in rows:
         llm = row["llm"]
         assert llm["problem"] is None, (row["id"], llm)
@@ -185,3 +189,18 @@ def test_register_mounts_the_commands_on_a_build_app():
     assert result.exit_code == 0 and "--stop" in result.output
     names = {c.name for c in build.registered_commands}
     assert names == {"audit", "review", "refine", "rounds", "status"}
+
+
+def test_surrogate_notes_turn_the_phi_check_off_by_default(tmp_path):
+    # Notes that `climedbench deid` wrote with surrogates hold fake names the same detectors would find again; with
+    # masked notes (or none recorded) the check runs.
+    folder = build_folder(tmp_path / "suite")
+    (folder / ".build" / "deid-notes").mkdir()
+    manifest = folder / ".build" / "deid-notes" / "deid_manifest.json"
+    manifest.write_text(json.dumps({"deidentified_by": "climedbench deid", "mode": "surrogate"}), encoding="utf-8")
+    result = CliRunner().invoke(app, ["audit", str(folder), "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["phi_check"] == f"off (surrogate notes: {manifest})" and "phi" not in summary["by_kind"]
+    forced = CliRunner().invoke(app, ["audit", str(folder), "--json", "--phi", "on"])
+    assert json.loads(forced.stdout)["by_kind"]["phi"] == 2

@@ -47,7 +47,9 @@ def audit_cmd(
     max_concurrency: Annotated[int, typer.Option(min=1, help="Requests in flight at once.")] = 4,
     prompt: Annotated[str, typer.Option("--prompt", help="The audit prompt: 'audit' (bundled) or a YAML file.")
                       ] = "audit",
-    no_deid: Annotated[bool, typer.Option("--no-phi", help="Leave out the PHI check (climedbench.deid).")] = False,
+    phi: Annotated[str, typer.Option("--phi", help="The PHI-remnant check (climedbench.deid's detectors): on, off, "
+                                                   "or auto (on unless `climedbench deid` wrote the build's notes "
+                                                   "with surrogates, which the check would find again).")] = "auto",
     cache: Annotated[str | None, typer.Option(help="Response cache file.")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the response cache.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
@@ -59,20 +61,23 @@ def audit_cmd(
 
     from climedbench.build.audit import run_audit
 
+    if phi not in ("auto", "on", "off"):
+        raise typer.BadParameter(f"--phi {phi}: give auto, on or off")
     store = _cache(cache, no_cache) if auditor else None
 
     async def job(backend: Any) -> Any:
-        return await run_audit(out_dir, backend=backend, cache=store, deid=not no_deid, prompt=prompt)
+        return await run_audit(out_dir, backend=backend, cache=store, phi=phi, prompt=prompt)
 
     if auditor:
         summary = asyncio.run(_with_model(auditor, base_url, api_key_env, max_concurrency, job))
     else:
-        summary = asyncio.run(run_audit(out_dir, backend=None, cache=None, deid=not no_deid))
+        summary = asyncio.run(run_audit(out_dir, backend=None, cache=None, phi=phi, prompt=prompt))
     if as_json:
         print_json(summary)
         return
     kinds = ", ".join(f"{k} {n}" for k, n in sorted(summary["by_kind"].items())) or "none"
-    out.print(f"{summary['items']} items audited, {summary['flagged']} flagged (by kind: {kinds})", highlight=False)
+    out.print(f"{summary['items']} items audited, {summary['flagged']} flagged (by kind: {kinds}); PHI check "
+              f"{summary['phi_check']}", highlight=False)
     if "auditor" in summary:
         a = summary["auditor"]
         out.print(f"auditor {a['model']}: pass {a['pass']}, fail {a['fail']}, unusable reply {a['unusable']}; "
