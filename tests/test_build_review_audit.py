@@ -204,3 +204,32 @@ def test_surrogate_notes_turn_the_phi_check_off_by_default(tmp_path):
     assert summary["phi_check"] == f"off (surrogate notes: {manifest})" and "phi" not in summary["by_kind"]
     forced = CliRunner().invoke(app, ["audit", str(folder), "--json", "--phi", "on"])
     assert json.loads(forced.stdout)["by_kind"]["phi"] == 2
+
+
+def test_the_records_climedbench_build_writes_are_read_and_english_is_compared_by_words(tmp_path):
+    # The shape `climedbench build` writes: the official record under `item`, options inside its input.
+    def nested(cid, text, key):
+        return {"candidate_id": cid, "scenario": "ID#2", "task": "ID#2-en", "lang": "en",
+                "item": {"id": cid, "scenario": "ID#2-en", "input": text, "reference": key},
+                "provenance": {"record": "ab12", "segments": ["ab12:diagnosis:3"], "template": "id2@1",
+                               "generator": "none", "prompt_hash": None}, "round": 0}
+
+    options = ("## Options: A: Acute ischemic stroke\nB: Acute exacerbation of chronic obstructive pulmonary "
+               "disease\nC: Community-acquired pneumonia\nD: Acute calculous cholecystitis")
+    fair = ("## Admission: A 52-year-old woman with right upper quadrant pain for two days after a fatty meal, "
+            "fever of 38.6 degrees and vomiting. Murphy's sign is positive. Ultrasound shows a thickened "
+            "gallbladder wall with several echogenic stones casting acoustic shadows and a little "
+            "pericholecystic fluid; white cell count 14.2.\n")
+    told = ("## Admission: A 52-year-old woman referred with suspected calculous cholecystitis after two days of "
+            "right upper quadrant pain and fever.\n")
+    path = tmp_path / "candidates.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in (nested("fair", fair + options, "D"),
+                                                              nested("told", told + options, "D"))),
+                    encoding="utf-8")
+    fair_c, told_c = load_candidates(path)
+    assert fair_c.options["D"] == "Acute calculous cholecystitis"
+    assert list(fair_c.options) == ["A", "B", "C", "D"] and fair_c.answer == "D" and fair_c.code == "ID#2-en"
+    assert fair_c.stem == fair.strip() and fair_c.provenance["prompt_sha256"] is None
+    # (Each alone: the two share their options, so together they are near-duplicates.)
+    assert [f.kind for f in rule_audit([fair_c], None)[0]["fair"]] == []
+    assert [f.kind for f in rule_audit([told_c], None)[0]["told"]] == ["leakage"]
