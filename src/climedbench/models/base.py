@@ -22,10 +22,15 @@ class GenParams:
     seed: int | None = 0
     stop: tuple[str, ...] = ()
     top_logprobs: int = 0  # >0: return the first token's top log-probabilities (for --mc-mode logprob)
+    # An OpenAI `response_format` object as JSON text, e.g. {"type": "json_schema", "json_schema": {...}}: the
+    # reply is constrained to it (llama.cpp turns a schema into a grammar). Text, so the parameters stay hashable.
+    response_format: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["stop"] = list(self.stop)
+        if self.response_format is None:  # absent, so cache keys of requests without one are unchanged
+            del d["response_format"]
         return d
 
 
@@ -99,6 +104,8 @@ def chat_request(messages: list[Message], params: GenParams) -> dict[str, Any]:
     if params.top_logprobs:
         body["logprobs"] = True
         body["top_logprobs"] = params.top_logprobs
+    if params.response_format is not None:
+        body["response_format"] = json.loads(params.response_format)
     return body
 
 

@@ -350,6 +350,38 @@ class Store:
                         (stamp, rater_id, case_id))
         return True
 
+    # -- assignments after creation (a third rater on disagreement) ------------------------------
+
+    def assignments(self) -> list[tuple[str, str, bool]]:
+        """(case uid, rater name, done) of every assignment, by case and then in the order they were made (a rater
+        added later comes after the study's own)."""
+        with self._connect() as con:
+            rows = con.execute(
+                "SELECT c.uid, r.name, a.done_at IS NOT NULL FROM assignments a JOIN cases c ON c.id = a.case_id "
+                "JOIN raters r ON r.id = a.rater_id ORDER BY c.id, a.rowid").fetchall()
+        return [(uid, name, bool(done)) for uid, name, done in rows]
+
+    def add_assignment(self, uid: str, rater: str) -> bool:
+        """Give the case `uid` to `rater` as well, at the end of their list (their link shows it at once; answers,
+        if any, in the case's neutral order); False when that rater has it already. A ConfigError for an
+        unknown case or rater."""
+        with self._write() as con:
+            case = con.execute("SELECT id FROM cases WHERE uid = ?", (uid,)).fetchone()
+            rid = con.execute("SELECT id FROM raters WHERE name = ?", (rater,)).fetchone()
+            if case is None or rid is None:
+                raise ConfigError(f"{self.path}: no {'case' if case is None else 'rater'} "
+                                  f"{uid if case is None else rater!r} in this study")
+            if con.execute("SELECT 1 FROM assignments WHERE rater_id = ? AND case_id = ?",
+                           (rid[0], case[0])).fetchone():
+                return False
+            numbers = [n for (n,) in con.execute("SELECT number FROM answers WHERE case_id = ? ORDER BY number",
+                                                 (case[0],))]
+            last = con.execute("SELECT COALESCE(MAX(position), 0) FROM assignments WHERE rater_id = ?",
+                               (rid[0],)).fetchone()[0]
+            con.execute("INSERT INTO assignments (rater_id, position, case_id, answer_order) VALUES (?, ?, ?, ?)",
+                        (rid[0], last + 1, case[0], json.dumps(numbers)))
+        return True
+
     # -- the admin's view ----------------------------------------------------------------------
 
     def progress(self) -> list[RaterProgress]:

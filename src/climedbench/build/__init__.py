@@ -1,0 +1,1 @@
+"""`climedbench build`: a benchmark built from a hospital's own de-identified records (docs/BUILD.md)."""
