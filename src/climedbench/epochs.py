@@ -14,14 +14,12 @@ reducer picked (for `mean`: the means of the statistics, the first answered epoc
 the reduced item scores, so the item, not the answer, is the unit: K > 1 never narrows an interval as if the K
 answers were independent items.
 
-`target_hash` is the sha256 of an item's gold as canonical JSON (sorted keys, no spaces, UTF-8): written per sample,
-so two runs can be shown to share their gold answers without either holding the other's data.
+Each sample also carries `target_hash` (climedbench.gold).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 from collections.abc import Iterable
 from typing import Any
@@ -38,12 +36,6 @@ def check_reducer(name: str) -> str:
     if name not in REDUCERS:
         raise ConfigError(f"--epoch-reducer {name!r}: use one of {', '.join(REDUCERS)}")
     return name
-
-
-def target_hash(gold: Any) -> str:
-    """sha256 (hex) of the gold answer as canonical JSON."""
-    blob = json.dumps(gold, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
 def _answer_key(extracted: Any) -> str:

@@ -10,8 +10,8 @@ from climedbench.aggregate import build_results
 from climedbench.core.suite import Suite, load_suite
 from climedbench.core.types import Item, Results, RunSpec, Sample
 from climedbench.data.loaders import DEMO_NAME, data_hash, load_items
-from climedbench.epochs import target_hash
 from climedbench.errors import DataError
+from climedbench.gold import target_hash
 from climedbench.rundir import RunDir, scan_samples, write_jsonl_atomic
 from climedbench.scoring import Scorer
 

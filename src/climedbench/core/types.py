@@ -132,7 +132,7 @@ class Sample(BaseModel):
     epoch: int | None = None
     # The item's cluster (Item.cluster), when it declares one.
     cluster: str | None = None
-    # sha256 of the gold as canonical JSON (climedbench.epochs.target_hash): two runs share gold iff these agree.
+    # sha256 of the gold as canonical JSON (climedbench.gold.target_hash): two runs share gold iff these agree.
     target_hash: str | None = None
 
     @property

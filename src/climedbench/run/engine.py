@@ -13,7 +13,7 @@ from typing import Protocol
 from climedbench.cache import ResponseCache, default_cache_path, request_key
 from climedbench.core.suite import Suite
 from climedbench.core.types import Sample
-from climedbench.epochs import target_hash
+from climedbench.gold import target_hash
 from climedbench.limits import Budget, RateLimiter, estimate_prompt_tokens
 from climedbench.models.base import Backend, Completion, GenParams, Message, RequestFailed
 from climedbench.prompts import (
