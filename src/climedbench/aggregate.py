@@ -141,6 +141,12 @@ def score_range(task: Task) -> tuple[float, float]:
     return 0.0, 1.0
 
 
+def _zero_one(scores: np.ndarray) -> bool:
+    """Every score 0 or 1 (a binary metric's item scores; the mean of an item's epochs may be a fraction, and then
+    the graded interval, which estimates their spread, is used: Jeffreys would assume the Bernoulli variance)."""
+    return bool(np.all((scores == 0.0) | (scores == 1.0)))
+
+
 def _answered_value(task: Task, data: TaskScores, keep: list[int], replicates: int,
                     rng: np.random.Generator) -> TaskValue:
     """The figure of the answered items `keep` with its interval and draws (see the module docstring)."""
@@ -152,7 +158,7 @@ def _answered_value(task: Task, data: TaskScores, keep: list[int], replicates: i
         return _clustered_value(task, data, keep, ids, replicates, rng)
     if task.aggregation == "mean":
         metric = get_metric(task.metric)
-        if metric.binary:
+        if metric.binary and _zero_one(scores):
             x = float(scores.sum())
             return TaskValue(x / n, intervals.jeffreys(x, n), intervals.jeffreys_draws(x, n, replicates, rng),
                              "jeffreys")
@@ -181,7 +187,7 @@ def _clustered_value(task: Task, data: TaskScores, keep: list[int], ids: np.ndar
     if task.aggregation == "mean":
         metric = get_metric(task.metric)
         deff = clustered.design_effect(scores, ids)
-        if metric.binary:
+        if metric.binary and _zero_one(scores):
             n_eff = clustered.effective_n(n, deff, groups)
             x = float(scores.sum()) * n_eff / n
             return TaskValue(float(scores.mean()), intervals.jeffreys(x, n_eff),
