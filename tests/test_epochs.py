@@ -120,6 +120,20 @@ def test_the_interval_is_per_item_not_per_answer(epoch_run):
     assert ci[1] - ci[0] > naive[1] - naive[0]
 
 
+def test_rescoring_and_reaggregating_keep_every_epoch(epoch_run, tmp_path):
+    url, data, out, _ = epoch_run
+    run_cli(*args_for(url, data, out, "--epochs", str(K), "--temperature", "0.7", "--epoch-reducer", "pass_at_k"))
+    before = samples(out)
+    run_cli("score", str(out))
+    after = samples(out)
+    assert [(s["uid"], s["epoch"], s["score"]) for s in after] == [(s["uid"], s["epoch"], s["score"]) for s in before]
+    items = by_item(after)
+    expected = round(100 * sum(reduced(g, "pass_at_k") for g in items.values()) / len(items), 2)
+    assert results(out)["tasks"]["BKT"]["score"] == expected
+    agg = json.loads(run_cli("aggregate", str(out / "samples.jsonl"), "--json").stdout)
+    assert agg["tasks"]["BKT"]["score"] == expected
+
+
 def test_greedy_epochs_are_refused_without_the_flag(tmp_path):
     data = short_items(tmp_path / "items.jsonl", 4)
     with instant_server() as url:
