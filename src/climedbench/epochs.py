@@ -46,7 +46,7 @@ def reduce_one(rows: list[Any], reducer: str) -> Any:
     """One item's epochs (samples or summaries, in epoch order) reduced to one record of the same type."""
     answered = [r for r in rows if not r.error]
     if not answered:
-        return dataclasses.replace(rows[-1]) if dataclasses.is_dataclass(rows[-1]) else rows[-1]
+        return rows[-1]  # every epoch failed: the item is unanswered
     scores = [float(r.score) for r in answered]
     if reducer == "majority":
         counts: dict[str, int] = {}

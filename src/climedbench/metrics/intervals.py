@@ -28,8 +28,9 @@ LEVEL = 0.95
 PSEUDO = 2.0  # pseudo-observations of the worst-case variance in the graded interval
 
 
-def jeffreys(x: float, n: int, level: float = LEVEL) -> tuple[float, float]:
-    """Jeffreys interval for x successes in n trials (0 and n get the one-sided end at 0 or 1)."""
+def jeffreys(x: float, n: float, level: float = LEVEL) -> tuple[float, float]:
+    """Jeffreys interval for x successes in n trials (0 and n get the one-sided end at 0 or 1); with clusters, x and n
+    are effective counts (climedbench.metrics.clustered) and may be fractions."""
     # scipy.special, not scipy.stats: the same quantile (stats.beta.ppf computes it with the same function),
     # without the ~0.6 s import of scipy.stats on every run's tail.
     from scipy.special import betaincinv
@@ -40,7 +41,7 @@ def jeffreys(x: float, n: int, level: float = LEVEL) -> tuple[float, float]:
     return lo, hi
 
 
-def jeffreys_draws(x: float, n: int, size: int, rng: np.random.Generator) -> np.ndarray:
+def jeffreys_draws(x: float, n: float, size: int, rng: np.random.Generator) -> np.ndarray:
     """Draws of the proportion from the Jeffreys posterior Beta(x + ½, n − x + ½)."""
     return rng.beta(x + 0.5, n - x + 0.5, size)
 
