@@ -343,7 +343,8 @@ class RaySession:
             return x.key if isinstance(x, Request) else str(x.key)
 
         def submit(actor: Any, chunk: list[Request]) -> Any:
-            return actor.run.options(num_returns="streaming").remote(ctx_ref, [(r.index, r.item) for r in chunk])
+            units = [(r.index, r.item, r.epoch) for r in chunk]  # the worker rebuilds each request (at its epoch)
+            return actor.run.options(num_returns="streaming").remote(ctx_ref, units)
 
         size = shard_size(len(todo), len(self.executor._actors), self.executor.opts.shard_size)
         await self.executor.stream(todo, key, submit, on_batch, size=size, take=take, give_back=give_back)

@@ -311,12 +311,15 @@ def epoch_requests(requests: list[Request], opts: RunOptions) -> list[Request]:
     if opts.temperature == 0 and not opts.greedy_epochs:
         raise ConfigError(f"--epochs {k} at --temperature 0: greedy decoding gives the same answer {k} times; set "
                           "--temperature above 0, or add --greedy-epochs to send the identical requests anyway")
-    out = []
-    for r in requests:
-        for e in range(1, k + 1):
-            params = replace(r.params, seed=r.params.seed + e - 1 if r.params.seed is not None else None)
-            out.append(replace(r, params=params, epoch=e))
-    return out
+    return [at_epoch(r, e) for r in requests for e in range(1, k + 1)]
+
+
+def at_epoch(req: Request, epoch: int | None) -> Request:
+    """The request of epoch `epoch` (1..K) of an item: its seed + epoch − 1; None: the request as it is."""
+    if epoch is None:
+        return req
+    seed = req.params.seed + epoch - 1 if req.params.seed is not None else None
+    return replace(req, params=replace(req.params, seed=seed), epoch=epoch)
 
 
 def _generation(base: GenParams, by_task: dict[str, int]) -> dict[str, Any]:
