@@ -108,3 +108,24 @@ def test_graded_scores_in_clusters_use_the_cr1_standard_error():
     half = stats.t.ppf(0.975, g - 1 + 2) * (var * d / n) ** 0.5
     assert tuple(fig["ci"]) == (round(max(0, mean - half) * 100, 2), round(min(1, mean + half) * 100, 2))
     assert d > 3  # the planted clusters are strongly correlated
+
+
+def test_micro_f1_in_clusters_is_widened_and_singletons_are_not():
+    """NER micro-F1: whole clusters of items found everything or nothing (planted correlation)."""
+    suite = load_suite("clinicbench")
+    code = "NCBI-Disease"
+    stats_rows, labels = [], []
+    for g in range(8):
+        for _ in range(5):
+            stats_rows.append([3.0, 0.0, 0.0] if g % 2 == 0 else [0.0, 1.0, 3.0])  # (tp, fp, fn)
+            labels.append(f"doc{g}")
+    scores = [2 * a / (2 * a + b + c) for a, b, c in stats_rows]
+
+    def fig(clusters: list[str | None]) -> dict:
+        data = TaskScores(list(scores), [list(s) for s in stats_rows], clusters=list(clusters))
+        return aggregate({code: data}, suite, seed=11, replicates=2000)[0][code].model_dump()
+
+    naive, clustered, singles = fig([None] * 40), fig(labels), fig([f"s{i}" for i in range(40)])
+    assert clustered["score"] == naive["score"]
+    assert clustered["ci"][1] - clustered["ci"][0] > 2 * (naive["ci"][1] - naive["ci"][0])
+    assert singles == naive
