@@ -12,6 +12,8 @@ see metrics/aggregations.py), the percentile bootstrap for corpus BLEU (the whol
 yields draws of its figure (posterior draws, t draws or bootstrap replicates); a group's or the overall interval is the
 percentile interval of the same mean of the task draws, so it carries the uncertainty of every task.
 Samples are ordered by uid before aggregating, so shards of a run aggregate to the same figures.
+Samples of several epochs (`run --epochs K`) are first reduced to one per item (climedbench.epochs), and items that
+declare a `cluster` get cluster-robust task intervals (climedbench.metrics.clustered; `clusters`, `design_effect`).
 
 Unanswered items (failed requests; planned items a stopped run never asked) are not scored as wrong: a task's
 figure is that of its answered items, its interval is widened to hold every outcome the unanswered items could
