@@ -210,3 +210,18 @@ def test_target_hash_proves_shared_gold(tmp_path):
     bad = run_cli("report", str(tmp_path / "a"), str(tmp_path / "c"), "--check-gold", check=False)
     assert bad.returncode == 2
     assert f"DIFFERS from {tmp_path / 'a'} on 1 of 6" in bad.stdout and differ[0] in bad.stdout
+
+
+def test_shards_of_an_epoch_run_merge_into_the_unsharded_run(tmp_path):
+    """--shard cuts the plan of (item, epoch) requests anywhere, even between an item's epochs; merge joins them."""
+    data = short_items(tmp_path / "items.jsonl", 5)
+    with instant_server(vary_by_seed=True) as url:
+        for out, extra in (("whole", ()), ("s1", ("--shard", "1/2")), ("s2", ("--shard", "2/2"))):
+            run_cli(*args_for(url, data, tmp_path / out, "--epochs", str(K), "--temperature", "0.7", *extra))
+    run_cli("merge", str(tmp_path / "s1"), str(tmp_path / "s2"), "--out", str(tmp_path / "merged"))
+    whole, merged = samples(tmp_path / "whole"), samples(tmp_path / "merged")
+    assert len(samples(tmp_path / "s1")) == 7  # 15 answers in two shards: item 3's epochs are split
+    strip = [{k: v for k, v in s.items() if k != "latency"} for s in whole]
+    assert strip == [{k: v for k, v in s.items() if k != "latency"} for s in merged]
+    a, b = results(tmp_path / "whole"), results(tmp_path / "merged")
+    assert a["tasks"] == b["tasks"] and a["epochs"] == b["epochs"] == {"k": K, "reducer": "mean"}
