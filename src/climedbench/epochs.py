@@ -10,9 +10,10 @@ Reducers (`--epoch-reducer`), applied to the answered epochs of an item (failed 
 - `all_correct` — the worst of the K scores (for 0/1 scores: 1 only when every answer is right).
 
 Statistics of corpus aggregations (F1 counts, BLEU n-grams), flags and further metrics are those of the epoch the
-reducer picked (for `mean`: the means of the statistics, the first answered epoch's flags). Intervals are computed on
-the reduced item scores, so the item, not the answer, is the unit: K > 1 never narrows an interval as if the K
-answers were independent items.
+reducer picked (for `mean`: the means of the statistics, the first answered epoch's flags and further metrics).
+Intervals are computed on the reduced item scores, so the item, not the answer, is the unit: K > 1 never narrows an
+interval as if the K answers were independent items. Scores reduced to fractions (the mean of 0/1 scores) get the
+graded interval, which estimates their spread (climedbench.aggregate).
 
 Each sample also carries `target_hash` (climedbench.gold).
 """
