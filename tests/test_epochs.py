@@ -134,6 +134,16 @@ def test_rescoring_and_reaggregating_keep_every_epoch(epoch_run, tmp_path):
     assert agg["tasks"]["BKT"]["score"] == expected
 
 
+def test_analyses_read_one_reduced_sample_per_item(epoch_run):
+    from climedbench.analyses.runs import load_run
+
+    url, data, out, _ = epoch_run
+    run_cli(*args_for(url, data, out, "--epochs", str(K), "--temperature", "0.7", "--epoch-reducer", "all_correct"))
+    items = by_item(samples(out))
+    run = load_run(out)
+    assert {u: s.score for u, s in run.samples.items()} == {u: reduced(g, "all_correct") for u, g in items.items()}
+
+
 def test_greedy_epochs_are_refused_without_the_flag(tmp_path):
     data = short_items(tmp_path / "items.jsonl", 4)
     with instant_server() as url:
