@@ -4,6 +4,8 @@
     python bench/interval_coverage.py --paired [--reps 400]   # paired differences of two runs (analyses)
     python bench/interval_coverage.py --f1 [--reps 400]       # entity-level micro-F1 (ClinicBench NER)
     python bench/interval_coverage.py --missing [--reps 400]  # with failed requests, not missing at random
+    python bench/interval_coverage.py --clustered [--reps 400] # items in clusters (ICC 0.1–0.5, sizes 1–8)
+    python bench/interval_coverage.py --epochs [--reps 400]    # K = 3 sampled answers per item, mean reducer
 
 Each replication draws, for every CliMedBench task, a true score and n items (n from 1 to 200) and simulates
 item scores: accuracies as Bernoulli(p); Kendall's τ (CPR, SSO) as an exact order with probability q, else
@@ -25,6 +27,15 @@ cells drawn from a random Dirichlet; τ: each run exact with its own probability
 probability ρ; ROUGE/similarity: Beta scores with a shared item effect), compares them exactly as
 `climedbench analyze compare` does (climedbench.analyses.paired) and counts how often the interval of the
 difference contains the true difference, per task kind and n band, and for the overall difference.
+
+With --clustered, items come in G clusters (G from 2 to 100) of 1–8 items whose outcomes correlate with an
+intra-cluster correlation ρ drawn from [0.1, 0.5]: accuracies Bernoulli(p_g), p_g ~ Beta with mean p and ICC ρ;
+graded scores Beta around a cluster mean drawn with ICC ρ. The truth is the expected item score. It prints the
+coverage of the naive interval (clusters ignored) and of the cluster-robust one (climedbench.metrics.clustered),
+by kind and number of clusters. With --epochs, each item has its own chance q_i ~ Beta (mean p) of a right
+answer and is asked K = 3 times (temperature noise: each answer Bernoulli(q_i)); the truth is p. It prints the
+coverage of the interval that treats the 3n answers as independent items and of climedbench's (epochs reduced to
+one score per item by the mean reducer, climedbench.epochs).
 """
 
 from __future__ import annotations
@@ -194,6 +205,91 @@ def f1_main(args: argparse.Namespace) -> None:
     sys.exit(0 if ok else 1)
 
 
+G_BANDS = ((2, 5), (10, 20), (50, 100))
+
+
+def clustered_scores(rng: np.random.Generator, kind: str, groups: int) -> tuple[np.ndarray, list[str], float]:
+    """Item scores in `groups` clusters of 1–8 items, intra-cluster correlation ρ ∈ [0.1, 0.5]; the truth."""
+    rho = float(rng.uniform(0.1, 0.5))
+    sizes = rng.integers(1, 9, groups)
+    labels = [f"c{g}" for g, m in enumerate(sizes) for _ in range(m)]
+    if kind == "accuracy":
+        p = float(rng.uniform(0.05, 0.95))
+        kappa = (1 - rho) / rho  # Beta(pκ, (1−p)κ) cluster chances: the outcomes' ICC is 1/(κ + 1) = ρ
+        chance = np.repeat(rng.beta(p * kappa, (1 - p) * kappa, groups), sizes)
+        return (rng.random(len(chance)) < chance).astype(float), labels, p
+    mu, c = float(rng.uniform(0.2, 0.8)), 5.0
+    kappa = (c + 1) * (1 / rho - 1)  # ICC = 1 / (1 + κ/(c + 1)) = ρ
+    mean = np.repeat(rng.beta(mu * kappa, (1 - mu) * kappa, groups), sizes)
+    return rng.beta(mean * c, (1 - mean) * c), labels, mu
+
+
+def clustered_main(args: argparse.Namespace) -> None:
+    """Coverage of the naive and the cluster-robust task intervals on clustered items."""
+    rng = np.random.default_rng(args.seed)
+    suite = load_suite()
+    codes = {"accuracy": "ID#1", "rouge1": "KE"}
+    hits: dict[tuple[str, str, tuple[int, int]], list[bool]] = defaultdict(list)
+    for _ in range(args.reps):
+        for kind, code in codes.items():
+            groups = int(rng.choice((2, 3, 5, 10, 20, 50, 100)))
+            scores, labels, truth = clustered_scores(rng, kind, groups)
+            n = len(scores)
+            for way, clusters in (("naive", [None] * n), ("clustered", labels)):
+                data = TaskScores(list(scores), [None] * n, clusters=list(clusters))
+                fig = aggregate({code: data}, suite, seed=int(rng.integers(1 << 30)), replicates=1000)[0][code]
+                assert fig.ci is not None
+                band = next(b for b in G_BANDS if b[0] <= groups <= b[1])
+                hits[(way, kind, band)].append(fig.ci[0] - 1e-9 <= truth * 100 <= fig.ci[1] + 1e-9)
+    print(f"{args.reps} simulated tasks per kind; G clusters of 1–8 items, ICC 0.1–0.5 (simulated data)\n")
+    print(f"{'interval':<10} {'kind':<9} " + "  ".join(f"G {lo}-{hi}".rjust(9) for lo, hi in G_BANDS) + "      all")
+    worst = 1.0
+    for way in ("naive", "clustered"):
+        for kind in codes:
+            cells = [float(np.mean(hits[(way, kind, b)])) for b in G_BANDS]
+            total = float(np.mean([h for b in G_BANDS for h in hits[(way, kind, b)]]))
+            if way == "clustered":
+                worst = min(worst, total)
+            print(f"{way:<10} {kind:<9} " + "  ".join(f"{c:9.3f}" for c in cells) + f"  {total:7.3f}")
+    ok = worst >= 0.93
+    print("PASS" if ok else "FAIL", "(target: the cluster-robust intervals cover ≥ 0.93 per kind, all G)")
+    sys.exit(0 if ok else 1)
+
+
+def epochs_main(args: argparse.Namespace, k: int = 3) -> None:
+    """Coverage with K sampled answers per item: answers as independent items vs reduced per item (mean)."""
+    from climedbench.aggregate import build_results
+    from climedbench.rundir import Summary
+
+    rng = np.random.default_rng(args.seed)
+    suite = load_suite()
+    hits: dict[tuple[str, tuple[int, int]], list[bool]] = defaultdict(list)
+    for rep in range(args.reps):
+        n = int(rng.choice(N_CHOICES))
+        p, spread = float(rng.uniform(0.05, 0.95)), float(rng.uniform(0.5, 20))
+        chance = rng.beta(p * spread, (1 - p) * spread, n)  # each item's own chance of a right answer
+        right = rng.random((n, k)) < chance[:, None]
+        rows = [Summary(f"ID#1/test/{i}", "ID#1", float(right[i, e]), None, None, False, {}, None, None, None, None,
+                        False, e + 1) for i in range(n) for e in range(k)]
+        flat = [Summary(f"ID#1/test/{i}-{e}", "ID#1", float(right[i, e]), None, None, False, {}, None, None, None,
+                        None, False) for i in range(n) for e in range(k)]
+        band = next(b for b in BANDS if b[0] <= n <= b[1])
+        for way, data in (("answers as items", flat), ("reduced per item", rows)):
+            fig = build_results(data, suite, "sim", seed=rep).tasks["ID#1"]
+            assert fig.ci is not None
+            hits[(way, band)].append(fig.ci[0] - 1e-9 <= p * 100 <= fig.ci[1] + 1e-9)
+    print(f"{args.reps} simulated accuracy tasks, n items from {N_CHOICES}, K = {k} answers each (simulated data)\n")
+    print(f"{'interval':<17} " + "  ".join(f"n {lo}-{hi}".rjust(9) for lo, hi in BANDS) + "      all")
+    total = {}
+    for way in ("answers as items", "reduced per item"):
+        cells = [float(np.mean(hits[(way, b)])) for b in BANDS]
+        total[way] = float(np.mean([h for b in BANDS for h in hits[(way, b)]]))
+        print(f"{way:<17} " + "  ".join(f"{c:9.3f}" for c in cells) + f"  {total[way]:7.3f}")
+    ok = total["reduced per item"] >= 0.93
+    print("PASS" if ok else "FAIL", "(target: the per-item interval covers ≥ 0.93)")
+    sys.exit(0 if ok else 1)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--reps", type=int, default=400)
@@ -202,7 +298,15 @@ def main() -> None:
     ap.add_argument("--f1", action="store_true", help="Entity-level micro-F1 (ClinicBench's NER tasks).")
     ap.add_argument("--missing", action="store_true", help="Failed requests (0–50% of a task's items, chosen "
                                                            "against the estimate).")
+    ap.add_argument("--clustered", action="store_true", help="Items in clusters (ICC 0.1–0.5, sizes 1–8).")
+    ap.add_argument("--epochs", action="store_true", help="K = 3 sampled answers per item (temperature noise).")
     args = ap.parse_args()
+    if args.clustered:
+        clustered_main(args)
+        return
+    if args.epochs:
+        epochs_main(args)
+        return
     if args.paired:
         paired_main(args)
         return

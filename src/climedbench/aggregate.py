@@ -12,6 +12,8 @@ see metrics/aggregations.py), the percentile bootstrap for corpus BLEU (the whol
 yields draws of its figure (posterior draws, t draws or bootstrap replicates); a group's or the overall interval is the
 percentile interval of the same mean of the task draws, so it carries the uncertainty of every task.
 Samples are ordered by uid before aggregating, so shards of a run aggregate to the same figures.
+Samples of several epochs (`run --epochs K`) are first reduced to one per item (climedbench.epochs), and items that
+declare a `cluster` get cluster-robust task intervals (climedbench.metrics.clustered; `clusters`, `design_effect`).
 
 Unanswered items (failed requests; planned items a stopped run never asked) are not scored as wrong: a task's
 figure is that of its answered items, its interval is widened to hold every outcome the unanswered items could
@@ -31,7 +33,7 @@ import numpy as np
 
 from climedbench.core.suite import Suite, Task
 from climedbench.core.types import Figure, Results
-from climedbench.metrics import intervals
+from climedbench.metrics import clustered, intervals
 from climedbench.metrics.aggregations import get_aggregation
 from climedbench.metrics.item import get_metric
 
@@ -56,15 +58,18 @@ class TaskScores:
     errors: int = 0
     counts: dict[str, int] = field(default_factory=dict)
     secondary: dict[str, TaskScores] = field(default_factory=dict)
+    clusters: list[str | None] = field(default_factory=list)  # each item's cluster (None: its own)
 
     def add(self, score: float, stats: Sequence[float] | None = None, *, error: bool = False,
             extraction_failure: bool = False, flags: Mapping[str, bool] | None = None,
-            secondary: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+            secondary: Mapping[str, Mapping[str, Any]] | None = None, cluster: str | None = None) -> None:
+        self.clusters.append(cluster)
         self.scores.append(float(score))
         self.stats.append(list(stats) if stats is not None else None)
         self.failed.append(bool(error))
         for name, result in (secondary or {}).items():
-            self.secondary.setdefault(name, TaskScores()).add(result["score"], result.get("stats"), error=error)
+            self.secondary.setdefault(name, TaskScores()).add(result["score"], result.get("stats"), error=error,
+                                                              cluster=cluster)
         if error:
             self.errors += 1
         elif extraction_failure:
@@ -121,6 +126,8 @@ class TaskValue:
     method: str
     low: np.ndarray | None = None
     high: np.ndarray | None = None
+    clusters: int | None = None  # items in clusters: how many, and the design effect allowed for
+    deff: float | None = None
 
     def __post_init__(self) -> None:
         if self.low is None:
@@ -136,15 +143,24 @@ def score_range(task: Task) -> tuple[float, float]:
     return 0.0, 1.0
 
 
+def _zero_one(scores: np.ndarray) -> bool:
+    """Every score 0 or 1 (a binary metric's item scores; the mean of an item's epochs may be a fraction, and then
+    the graded interval, which estimates their spread, is used: Jeffreys would assume the Bernoulli variance)."""
+    return bool(np.all((scores == 0.0) | (scores == 1.0)))
+
+
 def _answered_value(task: Task, data: TaskScores, keep: list[int], replicates: int,
                     rng: np.random.Generator) -> TaskValue:
     """The figure of the answered items `keep` with its interval and draws (see the module docstring)."""
     agg = get_aggregation(task.aggregation)
     scores = np.asarray([data.scores[i] for i in keep], dtype=np.float64)
     n = len(scores)
+    ids = clustered.cluster_ids([data.clusters[i] for i in keep]) if len(data.clusters) == len(data.scores) else None
+    if ids is not None:
+        return _clustered_value(task, data, keep, ids, replicates, rng)
     if task.aggregation == "mean":
         metric = get_metric(task.metric)
-        if metric.binary:
+        if metric.binary and _zero_one(scores):
             x = float(scores.sum())
             return TaskValue(x / n, intervals.jeffreys(x, n), intervals.jeffreys_draws(x, n, replicates, rng),
                              "jeffreys")
@@ -162,6 +178,46 @@ def _answered_value(task: Task, data: TaskScores, keep: list[int], replicates: i
         return TaskValue(point, (0.0, 1.0), rng.uniform(0.0, 1.0, replicates), "full range (n = 1)")
     reps = np.asarray(agg.value(bootstrap_sums(vectors, replicates, rng), count, task), dtype=np.float64)
     return TaskValue(point, intervals.percentile(reps), reps, "bootstrap")
+
+
+def _clustered_value(task: Task, data: TaskScores, keep: list[int], ids: np.ndarray, replicates: int,
+                     rng: np.random.Generator) -> TaskValue:
+    """`_answered_value` for items in clusters (climedbench.metrics.clustered)."""
+    agg = get_aggregation(task.aggregation)
+    scores = np.asarray([data.scores[i] for i in keep], dtype=np.float64)
+    n, groups = len(scores), clustered.n_clusters(ids)
+    if task.aggregation == "mean":
+        metric = get_metric(task.metric)
+        deff = clustered.design_effect(scores, ids)
+        if metric.binary and _zero_one(scores):
+            n_eff = clustered.effective_n(n, deff, groups)
+            x = float(scores.sum()) * n_eff / n
+            return TaskValue(float(scores.mean()), intervals.jeffreys(x, n_eff),
+                             intervals.jeffreys_draws(x, n_eff, replicates, rng),
+                             f"jeffreys, effective n {n_eff:.1f} ({groups} clusters)", clusters=groups,
+                             deff=round(deff, 4))
+        low = -1.0 if metric.scale == "signed" else 0.0
+        clipped = np.clip(scores, low, 1.0)
+        return TaskValue(float(scores.mean()), intervals.graded(clipped, low, 1.0, deff=deff, groups=groups),
+                         intervals.graded_draws(clipped, low, 1.0, replicates, rng, deff=deff, groups=groups),
+                         f"shrunk-t, cluster-robust ({groups} clusters)", clusters=groups, deff=round(deff, 4))
+    vectors = np.asarray([agg.vector(data.scores[i], data.stats[i], task) for i in keep], dtype=np.float64)
+    sums, count = vectors.sum(axis=0), np.asarray(n)
+    point = float(agg.value(sums, count, task))
+    rows = clustered.cluster_rows(vectors, ids)
+    reps = np.asarray(agg.value(bootstrap_sums(rows, replicates, rng), count, task), dtype=np.float64)
+    draws = agg.posterior_draws(sums, task, replicates, rng)
+    if draws is not None:
+        spread = float(np.std(draws))
+        factor = max(1.0, float(np.std(reps)) / spread) if spread > 0 else 1.0
+        draws = np.clip(point + (draws - point) * factor, 0.0, 1.0)
+        return TaskValue(point, intervals.percentile(draws, point=point), draws,
+                         f"dirichlet ×{factor:.2f} for {groups} clusters", clusters=groups, deff=round(factor ** 2, 4))
+    if groups < 2:
+        return TaskValue(point, (0.0, 1.0), rng.uniform(0.0, 1.0, replicates), "full range (one cluster)",
+                         clusters=groups)
+    return TaskValue(point, intervals.percentile(reps), reps, f"cluster bootstrap ({groups} clusters)",
+                     clusters=groups)
 
 
 def task_value(task: Task, data: TaskScores, replicates: int, rng: np.random.Generator) -> TaskValue | None:
@@ -190,14 +246,17 @@ def task_value(task: Task, data: TaskScores, replicates: int, rng: np.random.Gen
     if task.aggregation == "mean":
         w = m / n
         return TaskValue(value.point, (w * lo + (1 - w) * lo_end, w * hi + (1 - w) * hi_end), value.draws, method,
-                         w * value.draws + (1 - w) * lo_end, w * value.draws + (1 - w) * hi_end)
+                         w * value.draws + (1 - w) * lo_end, w * value.draws + (1 - w) * hi_end, value.clusters,
+                         value.deff)
     low = np.full_like(value.draws, lo_end)
     best = _best_completion(task, data, replicates, rng)
     if best is None:
-        return TaskValue(value.point, (lo_end, hi_end), value.draws, method, low, np.full_like(value.draws, hi_end))
+        return TaskValue(value.point, (lo_end, hi_end), value.draws, method, low, np.full_like(value.draws, hi_end),
+                         value.clusters, value.deff)
     best_point, best_draws = best
     upper = max(hi, best_point, intervals.percentile(best_draws, point=best_point)[1])
-    return TaskValue(value.point, (lo_end, upper), value.draws, method, low, np.maximum(best_draws, value.draws))
+    return TaskValue(value.point, (lo_end, upper), value.draws, method, low, np.maximum(best_draws, value.draws),
+                     value.clusters, value.deff)
 
 
 def _best_completion(task: Task, data: TaskScores, replicates: int,
@@ -258,7 +317,8 @@ def aggregate(by_task: Mapping[str, TaskScores], suite: Suite, *, seed: int = 0,
         assert value.low is not None and value.high is not None
         lows[t.code], highs[t.code] = value.low, value.high
         tasks[t.code] = Figure(score=round(value.point * 100, 2), ci=_ci(value.interval), interval=value.method,
-                               secondary=_secondary(t, data, replicates, rng), **common)
+                               secondary=_secondary(t, data, replicates, rng), clusters=value.clusters,
+                               design_effect=value.deff, **common)
 
     def combined(parts: list[list[str]], what: str, **extra: Any) -> Figure:
         codes = [c for part in parts for c in part]
@@ -347,7 +407,7 @@ def scores_by_task(samples: Iterable[SampleLike]) -> dict[str, TaskScores]:
     for s in sorted(samples, key=lambda x: (x.task, x.uid)):
         out.setdefault(s.task, TaskScores()).add(s.score, s.stats, error=bool(s.error),
                                                   extraction_failure=s.extraction_failure, flags=s.flags,
-                                                  secondary=s.secondary)
+                                                  secondary=s.secondary, cluster=getattr(s, "cluster", None))
     return out
 
 
@@ -365,10 +425,15 @@ class SampleLike(Protocol):
 
 
 def build_results(samples: Iterable[SampleLike], suite: Suite, model: str, seed: int = 0,
-                  similarity: str = "raw", planned: Mapping[str, int] | None = None) -> Results:
+                  similarity: str = "raw", planned: Mapping[str, int] | None = None,
+                  reducer: str | None = None) -> Results:
     """results.json (without run accounting) from sample records; `similarity` names the similarity variant
     the samples' scores are (it labels the figures); `planned` is the items the run planned per task (items never
-    asked count as unanswered)."""
+    asked count as unanswered); samples of several epochs reduce to one per item first (`reducer`, default mean;
+    see climedbench.epochs)."""
+    from climedbench.epochs import reduce_epochs
+
+    samples, noise, k = reduce_epochs(samples, reducer or "mean")
     by_task = scores_by_task(samples)
     for code, count in (planned or {}).items():
         by_task.setdefault(code, TaskScores()).planned = count
@@ -376,5 +441,6 @@ def build_results(samples: Iterable[SampleLike], suite: Suite, model: str, seed:
     for code, fig in tasks.items():
         if suite.task(code).metric == "similarity":
             fig.variant = similarity
+        fig.generation_noise = noise.get(code)
     return Results(model=model, suite=suite.suite, suite_version=suite.version, tasks=tasks, groups=groups,
-                   overall=overall)
+                   overall=overall, epochs={"k": k, "reducer": reducer or "mean"} if k > 1 else None)

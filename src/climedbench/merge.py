@@ -123,11 +123,11 @@ def _write(shards: list[tuple[Path, RunSpec]], first: RunSpec, suite: Suite, tar
                     if not line.strip():
                         continue
                     sample = parse_sample(line, f"{src}:{line_no}")
-                    if sample.uid in seen:
-                        where = "twice in it" if seen[sample.uid] == d else f"also in {seen[sample.uid]}"
-                        raise DataError(f"{src}:{line_no}: item {sample.uid} is {where}")
-                    seen[sample.uid] = d
-                    order.append(sample.uid)
+                    if sample.key in seen:
+                        where = "twice in it" if seen[sample.key] == d else f"also in {seen[sample.key]}"
+                        raise DataError(f"{src}:{line_no}: item {sample.key} is {where}")
+                    seen[sample.key] = d
+                    order.append(sample.key)
                     summaries.append(summarize(sample))
                     dst.write(line if line.endswith(b"\n") else line + b"\n")
                     n += 1
@@ -143,7 +143,7 @@ def _write(shards: list[tuple[Path, RunSpec]], first: RunSpec, suite: Suite, tar
 
     olds = [RunDir(d).read_results() for d, _ in shards]
     results = build_results(summaries, suite, first.model_name, first.seed,
-                            similarity=str(first.metrics.get("similarity", "raw")))
+                            similarity=str(first.metrics.get("similarity", "raw")), reducer=first.epoch_reducer)
     prices = Prices(float(first.limits.get("price_in_per_mtok") or 0),
                     float(first.limits.get("price_out_per_mtok") or 0))
     results.run = _accounting(summaries, [r.run for r in olds if r.run is not None], first.shard.plan_items, prices)

@@ -19,7 +19,7 @@ from climedbench.rundir import RUN_FILE, SAMPLES_FILE, RunDir, iter_samples
 
 # run.json fields that must agree for files to be shards of one run.
 PLAN_KEYS = ("suite", "suite_version", "data_sha256", "tasks", "limit", "seed", "prompt", "mc_mode", "generation",
-             "model", "metrics")
+             "model", "metrics", "epochs")
 
 
 def _resolve(path: Path) -> tuple[Path, RunSpec | None]:
@@ -50,12 +50,12 @@ def merge_samples(paths: list[Path]) -> tuple[list[Sample], RunSpec | None]:
                     raise DataError(f"{samples_file} is not a shard of the same run as {spec_from} (its run.json "
                                     f"differs in: {', '.join(diff)}); aggregate them separately")
         for s in iter_samples(samples_file):
-            old = merged.get(s.uid)
+            old = merged.get(s.key)
             if old is not None and not old[0].error and not s.error and old[0].raw != s.raw:
                 raise DataError(f"{samples_file}: item {s.uid} has a different answer than in {old[1]} "
                                 "(two shards answered it differently)")
             if old is None or not s.error or old[0].error:
-                merged[s.uid] = (s, samples_file)
+                merged[s.key] = (s, samples_file)
     if not merged:
         raise DataError(f"{', '.join(map(str, paths))}: no samples")
     return [s for s, _ in merged.values()], spec
@@ -77,7 +77,7 @@ def aggregate_files(paths: list[Path], suite: str | None = None, seed: int | Non
     # One run's (not a shard's) plan says how many items each task planned: items never asked are unanswered.
     per_task = spec.items_by_task if spec is not None and spec.shard is None and len(paths) == 1 else None
     results = build_results(samples, s, name, seed if seed is not None else (spec.seed if spec else 0),
-                            similarity=mode, planned=per_task)
+                            similarity=mode, planned=per_task, reducer=spec.epoch_reducer if spec else None)
     # Shards of one plan: the plan's items, not the first shard's, are what is planned.
     planned = (spec.shard.plan_items if spec and spec.shard else spec.n_items if spec and spec.n_items
                else len(samples))

@@ -12,6 +12,7 @@ from climedbench.core.types import Item, Results, RunSpec, Sample
 from climedbench.data.hashing import data_hash
 from climedbench.data.loaders import DEMO_NAME, load_items
 from climedbench.errors import DataError
+from climedbench.gold import target_hash
 from climedbench.rundir import RunDir, scan_samples, write_jsonl_atomic
 from climedbench.scoring import Scorer
 
@@ -57,7 +58,7 @@ def _rescore(rd: RunDir, spec: RunSpec, tokenizer: str | None, embedder: str | N
                     similarity=similarity or spec.metrics.get("similarity", "raw"),  # type: ignore[arg-type]
                     language=suite.language)
     records, cut = scan_samples(rd.samples_file)
-    samples = list({s.uid: s for _, s in records}.values())
+    samples = list({s.key: s for _, s in records}.values())
     if not samples:
         raise DataError(f"{rd.samples_file}: no samples to score")
     for s in samples:
@@ -79,6 +80,8 @@ def _rescore(rd: RunDir, spec: RunSpec, tokenizer: str | None, embedder: str | N
         s.extraction_failure_reason = scored.method if s.extraction_failure else None
         s.judge_raw = s.judge_error = None
         s.gold = item.gold
+        s.target_hash = target_hash(item.gold)
+        s.cluster = item.cluster
     if judge:
         cache = spec.cache if spec.cache not in (None, "default") else None
         asyncio.run(_judge(samples, items, suite, scorer, judge, base_url, cache))
@@ -88,7 +91,7 @@ def _rescore(rd: RunDir, spec: RunSpec, tokenizer: str | None, embedder: str | N
                "kept as it is, not scored, and its item counts as missing: re-run the run's command to answer it "
                "again")
     results = build_results(samples, suite, spec.model_name, spec.seed, similarity=scorer.similarity,
-                            planned=spec.items_by_task)
+                            planned=spec.items_by_task, reducer=spec.epoch_reducer)
     if rd.results_file.exists():
         results.run = rd.read_results().run
     if results.run is not None:

@@ -69,13 +69,13 @@ def recompute(rd: RunDir, spec: RunSpec, stored: Results | None, suite: Suite | 
     from climedbench.rescore import suite_of_run
 
     suite = suite or suite_of_run(spec)
-    rows = list(samples) if samples is not None else list({s.uid: s for s in iter_samples(rd.samples_file)}.values())
+    rows = list(samples) if samples is not None else list({s.key: s for s in iter_samples(rd.samples_file)}.values())
     if not rows:
         raise DataError(f"{rd.samples_file}: no samples (the run has not answered any item yet)")
     similarity = ((stored.rescored or {}).get("similarity") if stored is not None else None) or str(
         spec.metrics.get("similarity", "raw"))
     results = build_results(rows, suite, stored.model if stored is not None else spec.model_name, spec.seed,
-                            similarity=similarity, planned=spec.items_by_task)
+                            similarity=similarity, planned=spec.items_by_task, reducer=spec.epoch_reducer)
     if stored is not None:
         results.rescored = stored.rescored
         results.model_meta = stored.model_meta

@@ -1,4 +1,4 @@
-"""The run directory: run.json (spec), samples.jsonl (one line per item), results.json (aggregates).
+"""The run directory: run.json (spec), samples.jsonl (a line per item, or item and epoch), results.json.
 
 samples.jsonl is append-only while a run is in progress (a crash loses nothing already flushed; a
 half-written last line is ignored on reading) and is rewritten in plan order when the run finishes.
@@ -193,13 +193,17 @@ class Summary:
     completion_tokens: int | None
     attempts: int | None
     cached: bool
+    epoch: int | None = None  # --epochs K > 1: which answer to the item (1..K)
+    cluster: str | None = None
+    extracted: Any = None  # kept only for a run of several epochs (the majority reducer votes on it)
 
 
 def summarize(sample: Sample) -> Summary:
     """The in-memory summary of a sample."""
     return Summary(sample.uid, sample.task, sample.score, sample.stats, sample.error, sample.extraction_failure,
                    sample.flags or {}, sample.secondary, sample.prompt_tokens, sample.completion_tokens,
-                   sample.attempts, sample.cached)
+                   sample.attempts, sample.cached, sample.epoch, sample.cluster,
+                   sample.extracted if sample.epoch is not None else None)
 
 
 class SampleStore:
@@ -228,8 +232,8 @@ class SampleStore:
             if not line.endswith(b"\n"):
                 break  # the write that was interrupted: its item is not done, so it is asked again
             sample = parse_sample(line, f"{self.path}:{n}")
-            self._index[sample.uid] = (offset, len(line))
-            self._summary[sample.uid] = summarize(sample)
+            self._index[sample.key] = (offset, len(line))
+            self._summary[sample.key] = summarize(sample)
             offset += len(line)
         return offset
 
@@ -244,23 +248,25 @@ class SampleStore:
         return out
 
     def done_uids(self) -> set[str]:
-        """Items with an answer (items whose last attempt failed are not done)."""
-        return {uid for uid, s in self._summary.items() if not s.error}
+        """Keys (`Sample.key`: the uid, `#eK` for epoch K) of the samples with an answer (those whose last attempt
+        failed are not done)."""
+        return {key for key, s in self._summary.items() if not s.error}
 
     def write(self, sample: Sample) -> None:
         data = (sample.jsonl() + "\n").encode("utf-8")
         offset = self._fh.tell()
         self._fh.write(data)
         self._fh.flush()
-        self._index[sample.uid] = (offset, len(data))
-        self._summary[sample.uid] = summarize(sample)
+        self._index[sample.key] = (offset, len(data))
+        self._summary[sample.key] = summarize(sample)
         now = time.monotonic()
         if now - self._last_sync >= self._sync_every:
             os.fsync(self._fh.fileno())
             self._last_sync = now
 
     def finalize(self, order: list[str]) -> list[Summary]:
-        """Rewrite the file with one line per item in plan order; returns the summaries in that order."""
+        """Rewrite the file with one line per sample key (item, or item and epoch) in plan order; returns the
+        summaries in that order."""
         self._fh.flush()
         tmp = self.path.with_name(f".{self.path.name}.tmp-{os.getpid()}")
         with self.path.open("rb") as src, tmp.open("wb") as dst:

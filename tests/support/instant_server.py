@@ -22,7 +22,7 @@ slots / latency requests per second, so it, not the client, is the bottleneck of
 Run as a script it prints its base URL ('http://127.0.0.1:PORT/v1') as the first stdout line and serves until
 SIGTERM/SIGINT:
     python -m tests.support.instant_server [--port 0] [--api-key KEY] [--model NAME] [--extra-text TEXT]
-        [--latency SECONDS] [--slots N] [--open-models]
+        [--latency SECONDS] [--slots N] [--open-models] [--vary-by-seed]
 """
 
 from __future__ import annotations
@@ -175,16 +175,18 @@ def user_digest(messages: Any) -> str:
     return hashlib.sha256(str(last).encode("utf-8")).hexdigest()
 
 
-def answer_letter(messages: Any, letters: str = "ABCD") -> str:
-    """The letter the instant server answers for these messages."""
-    digest = hashlib.sha256(canonical_messages(messages)).digest()
+def answer_letter(messages: Any, letters: str = "ABCD", seed: Any = None) -> str:
+    """The letter the instant server answers for these messages (with `--vary-by-seed`: and this request seed)."""
+    salt = b"" if seed is None else b"\0seed=" + str(seed).encode()
+    digest = hashlib.sha256(canonical_messages(messages) + salt).digest()
     return letters[int.from_bytes(digest, "big") % len(letters)]
 
 
-def reply_tokens(messages: Any, letters: str = "ABCD", extra_text: str = "", letter_first: bool = False) -> list[str]:
+def reply_tokens(messages: Any, letters: str = "ABCD", extra_text: str = "", letter_first: bool = False,
+                 seed: Any = None) -> list[str]:
     """The full reply, as tokens, before max_tokens and stop sequences: "答案", "：", X, then extra text by
     character; with `letter_first` (logprobs requested) X comes first."""
-    x = answer_letter(messages, letters)
+    x = answer_letter(messages, letters, seed)
     head = [x] if letter_first else ["答案", "：", x]
     return head + list(extra_text)
 
@@ -216,7 +218,7 @@ class InstantApp:
 
     def __init__(self, model: str = DEFAULT_MODEL, api_key: str | None = None, extra_text: str = "",
                  letters: str = "ABCD", reply: str | None = None, latency: float = 0.0, slots: int = 0,
-                 replies: dict[str, str] | None = None, open_models: bool = False) -> None:
+                 replies: dict[str, str] | None = None, open_models: bool = False, vary_by_seed: bool = False) -> None:
         if not letters:
             raise ValueError("letters must not be empty")
         if latency < 0 or slots < 0:
@@ -227,6 +229,8 @@ class InstantApp:
         self.replies = replies or {}
         self.latency, self.slots = latency, slots
         self.open_models = open_models  # GET /v1/models needs no key (llama.cpp's server: a public endpoint)
+        # the answer letter hashes the request's seed too: a sampling model whose answer changes with the seed
+        self.vary_by_seed = vary_by_seed
         self._slots: asyncio.Semaphore | None = None
         self.created = int(time.time())
         self.reset()
@@ -328,7 +332,8 @@ class InstantApp:
 
         given = self.replies.get(user_digest(messages)) if self.replies else None
         tokens = (list(given) if given is not None else list(self.reply) if self.reply is not None
-                  else reply_tokens(messages, self.letters, self.extra_text, letter_first=want_lp))
+                  else reply_tokens(messages, self.letters, self.extra_text, letter_first=want_lp,
+                                    seed=req.get("seed") if self.vary_by_seed else None))
         finish = "stop"
         if max_tokens is not None and len(tokens) > max_tokens:
             tokens, finish = tokens[:max_tokens], "length"
@@ -464,7 +469,7 @@ async def _serve(args: argparse.Namespace) -> None:
     app = InstantApp(model=args.model, api_key=args.api_key, extra_text=args.extra_text, letters=args.letters,
                      reply=args.reply, latency=args.latency, slots=args.slots,
                      replies=json.loads(Path(args.replies).read_text("utf-8")) if args.replies else None,
-                     open_models=args.open_models)
+                     open_models=args.open_models, vary_by_seed=args.vary_by_seed)
     server = await start(app, args.host, args.port)
     port = server.sockets[0].getsockname()[1]
     stop = asyncio.Event()
@@ -490,6 +495,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--latency", type=float, default=0.0, help="seconds before each chat completion is answered")
     ap.add_argument("--slots", type=int, default=0, help="chat completions worked on at once (0 = no limit)")
     ap.add_argument("--open-models", action="store_true", help="GET /v1/models without the key (as llama.cpp)")
+    ap.add_argument("--vary-by-seed", action="store_true",
+                    help="the answer letter also hashes the request's seed (answers differ between seeds)")
     args = ap.parse_args(argv)
     asyncio.run(_serve(args))
 
@@ -535,7 +542,8 @@ def run_child(cmd: list[str], what: str, ready_path: str, timeout: float = 15.0)
 @contextmanager
 def instant_server(port: int = 0, api_key: str | None = None, model: str = DEFAULT_MODEL,
                    extra_text: str = "", letters: str = "ABCD", reply: str | None = None, latency: float = 0.0,
-                   slots: int = 0, replies: str | Path | None = None, open_models: bool = False) -> Iterator[str]:
+                   slots: int = 0, replies: str | Path | None = None, open_models: bool = False,
+                   vary_by_seed: bool = False) -> Iterator[str]:
     """Start the instant server in a child process, yield its base URL ('http://127.0.0.1:PORT/v1'); `replies`: a
     JSON file {sha256 of the last user message (`user_digest`): reply}."""
     cmd = [sys.executable, "-m", "tests.support.instant_server", "--port", str(port), "--model", model,
@@ -550,6 +558,8 @@ def instant_server(port: int = 0, api_key: str | None = None, model: str = DEFAU
         cmd += ["--replies", str(replies)]
     if open_models:
         cmd.append("--open-models")
+    if vary_by_seed:
+        cmd.append("--vary-by-seed")
     with run_child(cmd, "instant server", "/health") as url:
         yield url
 

@@ -113,9 +113,9 @@ def analyze_cot(vanilla: Run, cot: Run, *, seed: int = 0, replicates: int = 2000
               "discordant": {r.key: {"vanilla_only": r.a_only, "cot_only": r.b_only} for r in rows
                              if r.a_only is not None}},
     )
-    tasks = {r.key for r in rows if r.level == "task"}
-    fig = _figure(rows, cot.model, score_floor(vanilla.suite.task(c) for c in tasks))
-    mark(record, fig, unreadable_counts([vanilla, cot], tasks, {c: p.uids for c, p in pairs.items()}))
+    shown = {r.key for r in rows if r.level == "task"}
+    fig = _figure(rows, cot.model, score_floor(vanilla.suite.task(c) for c in shown))
+    mark(record, fig, unreadable_counts([vanilla, cot], shown, {c: p.uids for c, p in pairs.items()}))
     return record, fig
 
 

@@ -63,6 +63,7 @@ class Run:
 
 def load_run(path: str | Path) -> Run:
     """Read a run directory; a DataError naming the file when it is not one or holds no samples."""
+    from climedbench.epochs import reduce_epochs
     from climedbench.rescore import suite_of_run
     from climedbench.rundir import RunDir, iter_samples
 
@@ -72,7 +73,9 @@ def load_run(path: str | Path) -> Run:
     spec = rd.read_spec()
     suite = suite_of_run(spec)
     results = rd.read_results() if rd.results_file.exists() else None
-    samples = {s.uid: s for s in iter_samples(rd.samples_file)}
+    # a run of several epochs: one sample per item, reduced as the run's figures are (climedbench.epochs)
+    rows, _, _ = reduce_epochs(iter_samples(rd.samples_file), spec.epoch_reducer or "mean")
+    samples = {s.uid: s for s in rows}
     if not samples:
         raise DataError(f"{rd.samples_file}: no samples (the run has not answered any item yet)")
     return Run(Path(path), spec, suite, results, samples)

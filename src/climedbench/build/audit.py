@@ -265,8 +265,8 @@ def set_findings(cands: Sequence[Candidate]) -> tuple[dict[str, list[Finding]], 
         for rule in task.rules:
             if not (rule.n and rule.p_value < CUE_P):
                 continue
-            for c, item in zip(group, items, strict=True):
-                pick = _rule_pick(rule.rule, item, pickers, task.key_shares)
+            for c, it in zip(group, items, strict=True):
+                pick = _rule_pick(rule.rule, it, pickers, task.key_shares)
                 if pick is not None and pick == c.answer:
                     out[c.id].append(Finding("cue", "rule", f"{code}: the rule '{rule.rule}' finds the key beyond "
                                                             f"chance ({rule.accuracy:.0%} vs {rule.chance:.0%}), "
@@ -281,7 +281,7 @@ def _rule_pick(name: str, item: Item, pickers: dict[str, Any], shares: dict[str,
     if name == "most frequent key position":
         return max(shares, key=lambda k: shares[k]) if shares else None
     if name in pickers:
-        return pickers[name](item)  # type: ignore[no-any-return]
+        return pickers[name](item)
     if name.startswith("the one option with "):
         return cue.only_with(item, name.removeprefix("the one option with "))
     if name.startswith("always ") and len(name) == 8:

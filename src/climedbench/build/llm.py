@@ -115,7 +115,7 @@ def check_reply(text: str, schema: dict[str, Any]) -> tuple[dict[str, Any] | Non
 
     try:
         data = json.loads(text)
-    except ValueError as e:
+    except json.JSONDecodeError as e:
         return None, f"the reply is not JSON ({e.msg} at character {e.pos})"
     errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(data), key=lambda e: list(e.path))
     if errors:

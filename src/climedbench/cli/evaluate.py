@@ -33,6 +33,14 @@ from climedbench.cli.common import (
 )
 from climedbench.errors import INCOMPLETE_EXIT, ConfigError
 
+EPOCHS_HELP = ("Ask each item K times (needs --temperature > 0: greedy decoding repeats one answer, see "
+               "--greedy-epochs); epoch e sends seed + e − 1, so each answer is its own sample and cache entry, "
+               "resumed per item and epoch. The K scores of an item reduce to one (--epoch-reducer) before the "
+               "intervals, which stay per item; results.json reports the generation noise per task.")
+EPOCH_REDUCER_HELP = ("How an item's K scores become one: 'mean', 'majority' (the most frequent answer), 'pass_at_k' "
+                      "(the best: right if any answer is) or 'all_correct' (the worst).")
+GREEDY_EPOCHS_HELP = ("Allow --epochs K > 1 at --temperature 0: the K requests are sent (and cached) separately, "
+                      "e.g. to measure a server's nondeterminism; otherwise refused as K identical answers.")
 ALLOW_INCOMPLETE_HELP = (f"Exit 0 even when some requests failed (default: exit {INCOMPLETE_EXIT}; the figures are "
                          "then on the answered items only, marked incomplete).")
 
@@ -92,6 +100,9 @@ def run(
                                                         "quick demo, else the task's own or 512; 1024 with "
                                                         "--cot).")] = None,
     temperature: Annotated[float, typer.Option(min=0.0, help="Sampling temperature (0 = greedy).")] = 0.0,
+    epochs: Annotated[int, typer.Option(min=1, help=EPOCHS_HELP)] = 1,
+    epoch_reducer: Annotated[str, typer.Option(help=EPOCH_REDUCER_HELP)] = "mean",
+    greedy_epochs: Annotated[bool, typer.Option("--greedy-epochs", help=GREEDY_EPOCHS_HELP)] = False,
     out_dir: Annotated[str | None, typer.Option("--out", help="Run directory (default: runs/TIME-MODEL). "
                                                               "Re-use it to resume an interrupted run.")] = None,
     skip_invalid: Annotated[bool, typer.Option("--skip-invalid", help="Run the valid items and list the "
@@ -180,7 +191,7 @@ def run(
         item_prompts=item_prompts, log_prompts=log_prompts, tokenizer=tokenizer, embedder=embedder,  # type: ignore[arg-type]
         similarity=similarity, judge=judge,  # type: ignore[arg-type]
         cache=cache, no_cache=no_cache, rpm=rpm, tpm=tpm, price_in=price_in, price_out=price_out, max_cost=max_cost,
-        shard=_shard(shard),
+        shard=_shard(shard), epochs=epochs, epoch_reducer=epoch_reducer, greedy_epochs=greedy_epochs,
     )
     plan = plan_run(opts)
     with contextlib.ExitStack() as held:

@@ -21,6 +21,8 @@ Examples:
   climedbench report runs/* --html report.html --analyses analyses/demo  # with the analyses' tables and figures
 
   climedbench report runs/qwen7b --serve                                 # the same page at http://127.0.0.1:8765/
+
+  climedbench report runs/qwen7b runs/gpt4o --check-gold                 # do both runs have the same gold answers?
 """)
 def report(
     runs: Annotated[list[Path], typer.Argument(help="Run directories (of one suite).")],
@@ -49,11 +51,18 @@ def report(
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing --html file (a run directory's "
                                                         "own files are never overwritten).")] = False,
     include_path: IncludePath = None,
+    check_gold: Annotated[bool, typer.Option("--check-gold", help="Only compare the runs' gold answers, item by item, "
+                                                                  "by the sha256 each sample records (target_hash): "
+                                                                  "one line per run against the first; exit 2 when "
+                                                                  "any gold differs.")] = False,
 ) -> None:
     """Several runs side by side: every task, group and overall with 95% intervals. With --html (or --serve): one
     HTML page with the leaderboard (sortable, rank intervals, published results beside), a radar of the first
     grouping level and a forest plot of task scores, the analyses of --analyses, a sample browser (filter wrong
     answers, extraction failures and errors; two models side by side) and each run's details."""
+    if check_gold:
+        _check_gold(runs)
+        return
     if html is None and not serve:
         if analyses is not None:
             raise ConfigError("--analyses is shown in the HTML report: add --html FILE or --serve")
@@ -135,3 +144,16 @@ def _terminal(runs: list[Path], json_out: bool, paper: bool, setting: str | None
     else:
         print_table(comparison_table(table, suite, title=f"{suite.title}: runs (×100, 95% CI)", extra_notes=notes))
 
+
+
+def _check_gold(runs: list[Path]) -> None:
+    from climedbench.gold import compare_gold
+
+    if len(runs) < 2:
+        raise ConfigError("--check-gold compares runs: give two or more run directories")
+    found = compare_gold(list(runs))
+    for c in found:
+        out.print(c.line(), highlight=False, markup=False, soft_wrap=True)
+    bad = [c for c in found if not c.same]
+    if bad:
+        raise DataError(f"{len(bad)} run(s) do not share gold answers with {runs[0]}")

@@ -41,6 +41,9 @@ class Item(BaseModel):
     specialty: str | None = None
     source: str | None = None
     synthetic: bool | None = None
+    # Items that share a source (one EHR cut into several scenarios, one record reused by built suites) declare the
+    # same cluster: intervals then resample clusters, not items (climedbench.metrics.clustered).
+    cluster: str | None = None
     meta: dict[str, Any] = Field(default_factory=dict)
     file: str = ""
     line: int = 0
@@ -125,6 +128,17 @@ class Sample(BaseModel):
     input_chars: int | None = None
     logprobs: dict[str, float] | None = None
     messages: list[dict[str, str]] | None = None
+    # `--epochs K` (K > 1): which of the K answers to the item this is (1..K); None in a run of one epoch.
+    epoch: int | None = None
+    # The item's cluster (Item.cluster), when it declares one.
+    cluster: str | None = None
+    # sha256 of the gold as canonical JSON (climedbench.gold.target_hash): two runs share gold iff these agree.
+    target_hash: str | None = None
+
+    @property
+    def key(self) -> str:
+        """The sample's key in its run: the item's uid, with `#eK` for epoch K of a run of several epochs."""
+        return sample_key(self.uid, self.epoch)
 
     def jsonl(self) -> str:
         """The samples.jsonl line (no trailing newline); optional extras that are unset are left out."""
@@ -136,7 +150,12 @@ class Sample(BaseModel):
 
 
 _OMIT_IF_NONE = ("stats", "alternatives", "secondary", "logprobs", "messages", "judge_raw",
-                 "judge_error", "extraction_failure_reason")
+                 "judge_error", "extraction_failure_reason", "epoch", "cluster", "target_hash")
+
+
+def sample_key(uid: str, epoch: int | None) -> str:
+    """uid, or uid#eK for epoch K of a run of several epochs: what samples.jsonl is keyed by."""
+    return uid if epoch is None else f"{uid}#e{epoch}"
 
 
 class Figure(BaseModel):
@@ -175,6 +194,11 @@ class Figure(BaseModel):
     predicted: bool = False
     # Further metrics of a task (`also:` in the suite), by metric name.
     secondary: dict[str, Figure] | None = None
+    # `--epochs K`: how much the K answers to an item disagree (climedbench.epochs.generation_noise).
+    generation_noise: dict[str, float] | None = None
+    # Items in clusters: how many clusters, and the design effect the interval allowed for.
+    clusters: int | None = None
+    design_effect: float | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -340,6 +364,8 @@ class Results(BaseModel):
     # {"samples_sha256", "results_sha256"}: what results.json was computed from, and its own content; a reader
     # recomputes the figures from samples.jsonl when either differs (climedbench.runcheck).
     integrity: dict[str, str] | None = None
+    # `--epochs K` (K > 1): {"k": K, "reducer": name}; each task's `generation_noise` says how much the answers vary.
+    epochs: dict[str, Any] | None = None
 
     def figures(self) -> dict[str, Figure]:
         """Every figure keyed by task code, group key, or 'overall'."""
@@ -382,6 +408,9 @@ class RunSpec(BaseModel):
     # sha256 of the plan's item order (uids), and for `--shard I/N` which part of the plan this run holds.
     plan_sha256: str | None = None
     shard: ShardInfo | None = None
+    # `--epochs K` (K > 1; None = one answer per item) and the reducer of the K scores of an item.
+    epochs: int | None = None
+    epoch_reducer: str | None = None
     # Where the items were executed the last time ('local', 'ray (N workers)'): not part of the run's identity.
     executor: str | None = None
     # HTTP endpoints (public URLs) the model was served from: not part of its identity (see docs/DISTRIBUTED.md).

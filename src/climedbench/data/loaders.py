@@ -193,11 +193,12 @@ class Loader:
 
 COMMON_FIELDS = {"id", "item_id", "qid", "uid", "task", "scenario", "dataset", "split", "input", "question",
                  "context", "options", "choices", "answer", "targets", "reference", "prompt", "rationale",
-                 "explanation", "specialty", "source", "synthetic"}
+                 "explanation", "specialty", "source", "synthetic", "cluster"}
 
 
 def item_extras(record: dict[str, Any]) -> dict[str, Any]:
-    """rationale, specialty, source, synthetic: kept on the item for the data card and audits."""
+    """rationale, specialty, source, synthetic: kept on the item for the data card and audits; cluster: the items
+    sharing a source record (their intervals resample clusters)."""
     synthetic = get(record, "synthetic")
     if isinstance(synthetic, str):
         synthetic = synthetic.strip().lower() in ("1", "true", "yes")
@@ -207,6 +208,7 @@ def item_extras(record: dict[str, Any]) -> dict[str, Any]:
         "specialty": str(get(record, "specialty")) if get(record, "specialty") is not None else None,
         "source": str(get(record, "source")) if get(record, "source") is not None else None,
         "synthetic": bool(synthetic) if synthetic is not None else None,
+        "cluster": str(get(record, "cluster")) if get(record, "cluster") not in (None, "") else None,
     }
 
 

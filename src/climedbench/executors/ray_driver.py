@@ -292,7 +292,7 @@ class RaySession:
         ctx = RunContext(uuid.uuid4().hex, self.plan.suite, self.plan.task_plans, opts.mc_mode, opts.log_prompts,
                          opts.tokenizer, opts.embedder, opts.similarity)
         ctx_ref = ray.put(ctx)
-        reserved: dict[str, tuple[float, int]] = {}  # uid → (worst-case cost, prompt token estimate)
+        reserved: dict[str, tuple[float, int]] = {}  # sample key → (worst-case cost, prompt token estimate)
 
         def take(chunk: list[Request]) -> list[Request]:
             """The prefix of the chunk whose worst-case cost fits the budget (all of it without a limit)."""
@@ -303,17 +303,17 @@ class RaySession:
                 worst = budget.reserve(estimate, req.params.max_tokens)
                 if worst is None:
                     return chunk[:n]
-                reserved[req.item.uid] = (worst, estimate)
+                reserved[req.key] = (worst, estimate)
             return chunk
 
         def give_back(rest: list[Request]) -> None:
             for r in rest:
-                worst, _ = reserved.pop(r.item.uid, (0.0, 0))
+                worst, _ = reserved.pop(r.key, (0.0, 0))
                 budget.settle(worst, 0, 0)
 
         def on_batch(batch: Batch, worker: int) -> None:
             for sample in batch.results:
-                worst, estimate = reserved.pop(sample.uid, (0.0, 0))
+                worst, estimate = reserved.pop(sample.key, (0.0, 0))
                 if sample.cached or sample.error:
                     budget.settle(worst, 0, 0)
                 else:
@@ -323,10 +323,11 @@ class RaySession:
             snapshot(self._snapshots, batch, worker)
 
         def key(x: Any) -> str:
-            return x.item.uid if isinstance(x, Request) else str(x.uid)
+            return x.key if isinstance(x, Request) else str(x.key)
 
         def submit(actor: Any, chunk: list[Request]) -> Any:
-            return actor.run.options(num_returns="streaming").remote(ctx_ref, [(r.index, r.item) for r in chunk])
+            units = [(r.index, r.item, r.epoch) for r in chunk]  # the worker rebuilds each request (at its epoch)
+            return actor.run.options(num_returns="streaming").remote(ctx_ref, units)
 
         size = shard_size(len(todo), len(self.executor._actors), self.executor.opts.shard_size)
         await self.executor.stream(todo, key, submit, on_batch, size=size, take=take, give_back=give_back)

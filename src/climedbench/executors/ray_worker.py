@@ -182,9 +182,10 @@ class ShardWorker:
                 continue
             out.put_nowait(result)
 
-    async def run(self, ctx: RunContext, shard: list[tuple[int, Item]]) -> AsyncIterator[Batch]:
+    async def run(self, ctx: RunContext, shard: list[tuple[int, Item, int | None]]) -> AsyncIterator[Batch]:
         """Answer a shard of a run's items; yields batches of finished samples as they come."""
         from climedbench.run.engine import answer_item
+        from climedbench.run.plan import at_epoch
         from climedbench.scoring import Scorer
 
         await self._started()
@@ -194,11 +195,11 @@ class ShardWorker:
                                   similarity=ctx.similarity, language=ctx.suite.language)  # type: ignore[arg-type]
         engine = state.engines[self.setup.models[0]]
 
-        def work(index: int, item: Item) -> Callable[[], Awaitable[Any]]:
-            req = ctx.task_plans[item.task].request(index, item)
+        def work(index: int, item: Item, epoch: int | None) -> Callable[[], Awaitable[Any]]:
+            req = at_epoch(ctx.task_plans[item.task].request(index, item), epoch)  # --epochs: its seed
             return lambda: answer_item(engine, req, state.scorer, ctx.mc_mode, ctx.log_prompts)
 
-        async for batch in self._stream(state, [work(i, item) for i, item in shard]):
+        async for batch in self._stream(state, [work(i, item, epoch) for i, item, epoch in shard]):
             yield batch
 
     async def run_units(self, job: Job, units: list[Any]) -> AsyncIterator[Batch]:

@@ -14,6 +14,7 @@
   and covers 48% of the time at n = 2.
 - Corpus-level aggregations (micro/macro-F1, corpus BLEU): the percentile bootstrap over items.
 
+Items in clusters (the same source record): climedbench.metrics.clustered adjusts each of these.
 `bench/interval_coverage.py` measures the coverage of all of these by simulation with known truth.
 Combined figures (a group, the overall score) are the same mean of per-task *draws*: Beta posterior draws
 for accuracies, t draws for graded means, bootstrap replicates for corpus aggregations.
@@ -27,8 +28,9 @@ LEVEL = 0.95
 PSEUDO = 2.0  # pseudo-observations of the worst-case variance in the graded interval
 
 
-def jeffreys(x: float, n: int, level: float = LEVEL) -> tuple[float, float]:
-    """Jeffreys interval for x successes in n trials (0 and n get the one-sided end at 0 or 1)."""
+def jeffreys(x: float, n: float, level: float = LEVEL) -> tuple[float, float]:
+    """Jeffreys interval for x successes in n trials (0 and n get the one-sided end at 0 or 1); with clusters, x and n
+    are effective counts (climedbench.metrics.clustered) and may be fractions."""
     # scipy.special, not scipy.stats: the same quantile (stats.beta.ppf computes it with the same function),
     # without the ~0.6 s import of scipy.stats on every run's tail.
     from scipy.special import betaincinv
@@ -39,35 +41,39 @@ def jeffreys(x: float, n: int, level: float = LEVEL) -> tuple[float, float]:
     return lo, hi
 
 
-def jeffreys_draws(x: float, n: int, size: int, rng: np.random.Generator) -> np.ndarray:
+def jeffreys_draws(x: float, n: float, size: int, rng: np.random.Generator) -> np.ndarray:
     """Draws of the proportion from the Jeffreys posterior Beta(x + ½, n − x + ½)."""
     return rng.beta(x + 0.5, n - x + 0.5, size)
 
 
-def _shrunk(y: np.ndarray) -> tuple[float, float, float]:
-    """(mean, standard error, degrees of freedom) of scores on [0, 1], variance shrunk to the bound."""
+def _shrunk(y: np.ndarray, deff: float = 1.0, groups: int | None = None) -> tuple[float, float, float]:
+    """(mean, standard error, degrees of freedom) of scores on [0, 1], variance shrunk to the bound; with clusters
+    (climedbench.metrics.clustered) the error is ×√deff and the degrees of freedom count the `groups`."""
     n = len(y)
     m = float(y.mean())
     m_adj = (float(y.sum()) + 0.5) / (n + 1)
     s2 = float(y.var(ddof=1)) if n > 1 else 0.0
     var = ((n - 1) * s2 + PSEUDO * m_adj * (1 - m_adj)) / (n - 1 + PSEUDO)
-    return m, float(np.sqrt(var / n)), n - 1 + PSEUDO
+    units = n if groups is None else groups
+    return m, float(np.sqrt(var * deff / n)), units - 1 + PSEUDO
 
 
-def graded(scores: np.ndarray, low: float, high: float, level: float = LEVEL) -> tuple[float, float]:
+def graded(scores: np.ndarray, low: float, high: float, level: float = LEVEL, deff: float = 1.0,
+           groups: int | None = None) -> tuple[float, float]:
     """Interval for the mean of scores bounded in [low, high] (see the module docstring)."""
     from scipy.special import stdtrit  # Student t quantile, what scipy.stats.t.ppf calls
 
     w = high - low
-    m, se, df = _shrunk((np.asarray(scores, dtype=np.float64) - low) / w)
+    m, se, df = _shrunk((np.asarray(scores, dtype=np.float64) - low) / w, deff, groups)
     h = float(stdtrit(df, 0.5 + level / 2)) * se
     return low + w * max(0.0, m - h), low + w * min(1.0, m + h)
 
 
-def graded_draws(scores: np.ndarray, low: float, high: float, size: int, rng: np.random.Generator) -> np.ndarray:
+def graded_draws(scores: np.ndarray, low: float, high: float, size: int, rng: np.random.Generator,
+                 deff: float = 1.0, groups: int | None = None) -> np.ndarray:
     """Draws of the mean from the same t distribution, clipped to the range."""
     w = high - low
-    m, se, df = _shrunk((np.asarray(scores, dtype=np.float64) - low) / w)
+    m, se, df = _shrunk((np.asarray(scores, dtype=np.float64) - low) / w, deff, groups)
     return low + w * np.clip(m + se * rng.standard_t(df, size), 0.0, 1.0)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+import json
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 

@@ -66,7 +66,7 @@ async def _run_session(plan: Plan, session: Any, held: contextlib.ExitStack,
         scorer = make_scorer(opts, plan.suite)
         with SampleStore(rundir.samples_file) as store:
             done_before = store.done_uids() if resuming else set()
-            todo = [r for r in plan.requests if r.item.uid not in done_before]
+            todo = [r for r in plan.requests if r.key not in done_before]
             stats.resumed = len(plan.requests) - len(todo)
             total = len(todo)
             start = time.perf_counter()
@@ -86,9 +86,9 @@ async def _run_session(plan: Plan, session: Any, held: contextlib.ExitStack,
             stats.spent = budget.spent
             if budget.exhausted:
                 stats.stopped = "max_cost"
-            summaries = store.finalize([r.item.uid for r in plan.requests])
+            summaries = store.finalize([r.key for r in plan.requests])
         results = build_results(summaries, plan.suite, session.name, opts.seed, similarity=opts.similarity,
-                                planned=plan.spec.items_by_task)
+                                planned=plan.spec.items_by_task, reducer=opts.epoch_reducer)
         results.run = run_accounting(summaries, stats, len(plan.requests), prices)
         results.run.executor = session.label
         results.run.endpoints = finish_endpoint_stats(session.endpoint_stats(), stats.wall_seconds, prices) or None

@@ -13,6 +13,7 @@ from typing import Protocol
 from climedbench.cache import ResponseCache, default_cache_path, request_key
 from climedbench.core.suite import Suite
 from climedbench.core.types import Sample
+from climedbench.gold import target_hash
 from climedbench.limits import Budget, RateLimiter, estimate_prompt_tokens
 from climedbench.models.base import Backend, Completion, GenParams, Message, RequestFailed
 from climedbench.prompts import (
@@ -60,6 +61,9 @@ def make_sample(req: Request, messages: list[Message], key: str, completion: Com
         input_chars=len(item.input),
         logprobs=completion.first_token_logprobs if completion and req.variant == "logprob" else None,
         messages=messages if log_prompts else None,
+        epoch=req.epoch,
+        cluster=item.cluster,
+        target_hash=target_hash(item.gold),
     )
 
 

