@@ -36,7 +36,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", ("climedbench", "errors", "secrets", "preflight")),
     ("core", ("core",)),
     ("stages", ("data", "prompts", "extract", "extractors", "metrics", "embeddings", "scoring", "aggregate",
-                "limits", "rundir")),
+                "limits", "rundir", "epochs", "gold")),
     ("models", ("models", "cache", "judge")),
     ("suites", ("suites", "plugin")),
     ("run: plan and engine", ("run", "run.plan", "run.engine", "run.accounting", "run.check")),
@@ -46,6 +46,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("data copies", ("perturb",)),
     ("analyses and tools", ("analyses", "irt", "cat", "mps", "audit", "deid")),
     ("reports and apps", ("report", "apps")),
+    ("benchmark construction", ("build",)),
     ("cli", ("cli",)),
 ]
 

@@ -103,7 +103,7 @@ def parse_candidate(raw: Any, where: str, line: int) -> Candidate:
 def flatten(raw: dict[str, Any], where: str, line: int) -> dict[str, Any]:
     """The flat record of a candidate written by `climedbench build` (official item nested under `item`): the
     options parsed from the input's '## 选项' section (none for items that are not single-choice)."""
-    from climedbench.suites.climedbench.loader import parse_options, section
+    from climedbench.data.sections import parse_options, section
 
     item = raw["item"]
     text = item.get("input")
