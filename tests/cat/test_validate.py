@@ -34,7 +34,7 @@ def test_random_sampling_fills_a_scenario_not_drawn_with_the_pooled_percent() ->
 @pytest.fixture(scope="module")
 def matrix() -> ResponseMatrix:
     rng = np.random.default_rng(5)
-    bank = generate_bank(N_ITEMS, rng, scenarios=False)
+    bank = generate_bank(N_ITEMS, rng)
     answers = simulate_responses(rng.normal(size=40), bank, rng)
     return ResponseMatrix([f"model{i}" for i in range(40)], list(bank.ids), answers)
 
