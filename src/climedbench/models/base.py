@@ -24,10 +24,15 @@ class GenParams:
     seed: int | None = 0
     stop: tuple[str, ...] = ()
     top_logprobs: int = 0  # >0: return the first token's top log-probabilities (for --mc-mode logprob)
+    # An OpenAI-style `response_format` as JSON text ({"type": "json_schema", "json_schema": {...}}): llama.cpp
+    # (in-process and its server), vLLM and OpenAI constrain the reply to the schema. None: free text.
+    response_format: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["stop"] = list(self.stop)
+        if d["response_format"] is None:
+            del d["response_format"]  # requests without one keep the cache keys they always had
         return d
 
 
@@ -106,6 +111,8 @@ def chat_request(messages: list[Message], params: GenParams) -> dict[str, Any]:
     if params.top_logprobs:
         body["logprobs"] = True
         body["top_logprobs"] = params.top_logprobs
+    if params.response_format:
+        body["response_format"] = json.loads(params.response_format)
     return body
 
 
