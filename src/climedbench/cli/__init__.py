@@ -31,14 +31,15 @@ def _root(
 
 
 # Command modules register themselves on the app when imported (this order = the order in --help).
-MODULES = ("evaluate", "results", "report", "mps", "cache", "irt", "cat", "analyze", "rate", "distributed", "deid")
+MODULES = ("evaluate", "results", "report", "mps", "cache", "irt", "cat", "analyze", "rate", "distributed", "deid",
+           "build")
 # The module of each command: a command line that names one imports only that module, because Typer builds every
 # registered command's parameters on each call (tests/test_cli_startup.py checks this table against the modules).
 COMMANDS = {
     "run": "evaluate", "validate": "evaluate", "list": "evaluate", "extract": "evaluate", "score": "evaluate",
     "aggregate": "evaluate", "audit-items": "evaluate", "leaderboard": "results", "report": "report", "mps": "mps",
     "cache": "cache", "irt": "irt", "cat": "cat", "analyze": "analyze", "perturb": "analyze", "nota": "analyze",
-    "rate": "rate", "merge": "distributed", "deid": "deid",
+    "rate": "rate", "merge": "distributed", "deid": "deid", "build": "build",
 }
 
 
