@@ -1,6 +1,6 @@
 """One candidate item from one note and one scenario template, with no model: the stem from the note's sections,
-the key from the note's own section, distractors from other patients (distractors.py), the key's letter drawn
-from a hash of the record and scenario (balanced over A–D, reproducible)."""
+the key from the note's own section, distractors from other patients (distractors.py), the key's letter cycling over A–D
+with the note's rank (balanced, reproducible)."""
 
 from __future__ import annotations
 
@@ -84,7 +84,7 @@ def render(stem: list[tuple[str, str]], options_header: str, options: list[str],
 
 
 def single_choice(sc: Scenario, spec: LangSpec, kept: Kept, g: Guideline, pool: list[PoolEntry],
-                  store: EmbeddingStore) -> Candidate | Skip:
+                  store: EmbeddingStore, position: int) -> Candidate | Skip:
     got = key_of(sc, kept, g)
     if got is None:
         return Skip(f"no {sc.key.from_ if sc.key else '?'} section with content for the key")
@@ -98,7 +98,7 @@ def single_choice(sc: Scenario, spec: LangSpec, kept: Kept, g: Guideline, pool: 
         return Skip(f"fewer than {b.n} distractors from other patients with similarity ≥ {b.floor} (floor) and "
                     f"≤ {b.hi}")
     distractors, band = picked
-    at = _seed(kept.note.record, sc.scenario) % (b.n + 1)
+    at = (position + _seed(sc.scenario)) % (b.n + 1)
     options = [d.text for d in distractors]
     options.insert(at, key)
     notes = [f"removed {removed} stem sentence(s) that name the key"] if removed else []
@@ -143,11 +143,14 @@ def _candidate(sc: Scenario, spec: LangSpec, kept: Kept, text: str, reference: s
                      specialty=kept.note.specialty, item=item, provenance=prov)
 
 
-def generate(sc: Scenario, kept: Kept, g: Guideline, pool: list[PoolEntry], store: EmbeddingStore
-             ) -> Candidate | Skip:
+def generate(sc: Scenario, kept: Kept, g: Guideline, pool: list[PoolEntry], store: EmbeddingStore,
+             position: int = 0) -> Candidate | Skip:
+    """The candidate of one note for one scenario, or why there is none. `position`: the note's rank among the
+    notes of its language (by record hash); the key's letter cycles with it, so keys are balanced over A–D
+    whatever was built before (a resumed build places every key as an uninterrupted one does)."""
     spec = sc.languages.get(kept.note.lang)
     if spec is None:
         return Skip(f"template {sc.id} has no {kept.note.lang} version")
     if sc.answer == "order":
         return order_events(sc, spec, kept, g)
-    return single_choice(sc, spec, kept, g, pool, store)
+    return single_choice(sc, spec, kept, g, pool, store, position)

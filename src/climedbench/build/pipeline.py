@@ -80,6 +80,8 @@ async def _generate_all(opts: BuildOptions, scenarios: list[Scenario], guideline
     made: Counter[str] = Counter(c.task for c in load_candidates(opts.out))
     skipped: Counter[str] = Counter()
     resumed = len(state.units)
+    rank = {lang: {k.note.record: i for i, k in enumerate(x for x in kept if x.note.lang == lang)}
+            for lang in ("zh", "en")}
     try:
         for sc in scenarios:
             pools = {lang: build_pool(sc, kept, guidelines, lang) if sc.answer == "single" else []
@@ -94,7 +96,8 @@ async def _generate_all(opts: BuildOptions, scenarios: list[Scenario], guideline
                 if spec is not None and opts.per_scenario is not None and made[spec.task] >= opts.per_scenario:
                     continue
                 g = guidelines[k.note.lang]
-                result = generate(sc, k, g, pools[k.note.lang], store)  # type: ignore[arg-type]
+                result = generate(sc, k, g, pools[k.note.lang], store,  # type: ignore[arg-type]
+                                  rank[k.note.lang][k.note.record])
                 if isinstance(result, Skip):
                     skipped[f"{sc.scenario}: {result.reason}"] += 1
                     state.finish(unit, skipped=result.reason)
