@@ -108,30 +108,45 @@ def single_choice(sc: Scenario, spec: LangSpec, kept: Kept, g: Guideline, pool: 
                                  embedder=store.embedder.name, band=list(band), distractors=distractors, notes=notes))
 
 
+def _events(sc: Scenario, kept: Kept, g: Guideline) -> tuple[list[str], list[str]]:
+    """(event sentences in note order, their section ids)."""
+    ev = sc.events
+    assert ev is not None
+    sents: list[str] = []
+    used: list[str] = []
+    for sec in kept.sections:
+        if sec.ctype not in ev.from_ or is_placeholder(sec.text, g):
+            continue
+        got = [re.sub(r"^\s*\d{1,2}\s*[.、．)）]\s*", "", s) for s in sec.sentences]
+        got = [s for s in got if len(s) >= 4 and not is_placeholder(s, g)]
+        if sec.ctype in ev.first_only:
+            got = got[:1]
+        if got:
+            sents += got
+            used.append(sec.segment_id)
+    if len(sents) > ev.max:  # keep the first and the last (admission, discharge), the middle from the start
+        sents = [*sents[: ev.max - 1], sents[-1]]
+    return [s if len(s) <= ev.max_chars else s[: ev.max_chars].rstrip() + "…" for s in sents], used
+
+
 def order_events(sc: Scenario, spec: LangSpec, kept: Kept, g: Guideline) -> Candidate | Skip:
     ev = sc.events
     assert ev is not None
-    for sec in _sections(kept, [ev.from_]):
-        sents = [re.sub(r"^\s*\d{1,2}\s*[.、．)）]\s*", "", s) for s in sec.sentences]
-        sents = [s for s in sents if len(s) >= 4 and not is_placeholder(s, g)][: ev.max]
-        if len(sents) < ev.min:
-            continue
-        sents = [s if len(s) <= ev.max_chars else s[: ev.max_chars].rstrip() + "…" for s in sents]
-        rng = random.Random(_seed(kept.note.record, sc.scenario))
-        perm = list(range(len(sents)))
-        while perm == sorted(perm):
-            rng.shuffle(perm)
-        shown = [sents[i] for i in perm]  # shown[j] is event perm[j]
-        order = "".join(chr(65 + perm.index(i)) for i in range(len(sents)))  # the shown letters, in note order
-        events = "\n".join(f"{chr(65 + j)}. {t}" for j, t in enumerate(shown))
-        header = spec.events_header or "诊疗经过"
-        stem, used, _ = stem_of(spec, kept, g, None, False)
-        text = "\n".join([*(f"## {h}: {t}" for h, t in stem), f"## {header}: {events}"])
-        return _candidate(sc, spec, kept, text, order,
-                          Provenance(record=kept.note.record, patient=kept.note.patient,
-                                     segments=[*used, sec.segment_id], key_segment=sec.segment_id,
-                                     template=sc.template_id, generator="none", prompt_hash=None))
-    return Skip(f"no {ev.from_} section with at least {ev.min} events")
+    sents, used = _events(sc, kept, g)
+    if len(sents) < ev.min:
+        return Skip(f"fewer than {ev.min} events in {', '.join(ev.from_)}")
+    rng = random.Random(_seed(kept.note.record, sc.scenario))
+    perm = list(range(len(sents)))
+    while perm == sorted(perm):
+        rng.shuffle(perm)
+    shown = [sents[i] for i in perm]  # shown[j] is event perm[j]
+    order = "".join(chr(65 + perm.index(i)) for i in range(len(sents)))  # the shown letters, in note order
+    events = "\n".join(f"{chr(65 + j)}. {t}" for j, t in enumerate(shown))
+    stem, stem_used, _ = stem_of(spec, kept, g, None, False)
+    text = "\n".join([*(f"## {h}: {t}" for h, t in stem), f"## {spec.events_header or '住院经过'}: {events}"])
+    return _candidate(sc, spec, kept, text, order,
+                      Provenance(record=kept.note.record, patient=kept.note.patient, segments=[*stem_used, *used],
+                                 key_segment=used[0], template=sc.template_id, generator="none", prompt_hash=None))
 
 
 def _candidate(sc: Scenario, spec: LangSpec, kept: Kept, text: str, reference: str, prov: Provenance) -> Candidate:

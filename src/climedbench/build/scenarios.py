@@ -49,8 +49,12 @@ class BandSpec(BaseModel):
 
 
 class EventsSpec(BaseModel):
+    """Events of a stay, in the note's order: sentences of the `from` sections (`first_only`: their first sentence
+    only, e.g. the chief complaint and the condition at discharge), at most `max` (the ends are kept)."""
+
     model_config = ConfigDict(extra="forbid")
-    from_: str = Field(alias="from")
+    from_: list[str] = Field(alias="from")
+    first_only: list[str] = Field(default_factory=list)
     min: int = 4
     max: int = 5
     max_chars: int = 80
