@@ -6,7 +6,8 @@ offline). A distractor must come from another patient, differ from the key (not 
 containing the other, character-bigram Jaccard below `max_overlap`) and from the other distractors, and have a
 similarity to the key inside [lo, hi]: above hi it is near-identical (a second defensible answer), below lo it is
 unrelated (an easy give-away). When fewer than `n` fall in the band, lo is lowered by `step` down to `floor`;
-the band actually used is recorded on the item, with each distractor's similarity.
+the band actually used is recorded on the item, with each distractor's similarity. Options within 1.5 times the
+key's length (either way) are tried first, over the whole band, before any length is allowed.
 
 Embeddings are kept in `.build/embeddings.sqlite` (by embedder and text hash), so a resumed build does not embed
 again.
@@ -34,6 +35,7 @@ class Band:
     step: float = 0.02
     max_overlap: float = 0.6
     n: int = 3
+    max_len_ratio: float = 1.5  # options within this length ratio of the key first (the longest option is a cue)
 
 
 @dataclass
@@ -103,28 +105,45 @@ def too_close(a: str, b: str, max_overlap: float) -> bool:
 
 def pick(key: str, patient: str, pool: list[PoolEntry], store: EmbeddingStore, band: Band
          ) -> tuple[list[Distractor], tuple[float, float]] | None:
-    """`band.n` distractors for `key`, the most similar first inside the band, and the band used; None when the
-    pool has too few even at the floor."""
+    """`band.n` distractors for `key` inside the band (see _clique) and the band used; None when the pool has too
+    few even at the floor."""
     others = [e for e in pool if e.patient != patient and not too_close(key, e.text, band.max_overlap)]
     if len(others) < band.n:
         return None
     vecs = store.vectors([key] + [e.text for e in others])
     sims = vecs[1:] @ vecs[0]
-    order = sorted(range(len(others)), key=lambda i: (-float(sims[i]), others[i].record))
-    lo = band.lo
-    while lo >= band.floor - 1e-9:
-        chosen: list[int] = []
-        for i in order:
-            s = float(sims[i])
-            if s > band.hi or s < lo:
-                continue
-            if any(too_close(others[i].text, others[j].text, band.max_overlap) or
-                   others[i].patient == others[j].patient for j in chosen):
-                continue
-            chosen.append(i)
-            if len(chosen) == band.n:
-                picked = [Distractor(others[j].text, others[j].record, others[j].segment, round(float(sims[j]), 4))
-                          for j in chosen]
+    for ratio in (band.max_len_ratio, None):  # options of about the key's length first, then any length
+        lo = band.lo
+        while lo >= band.floor - 1e-9:
+            inside = [i for i in range(len(others)) if lo <= float(sims[i]) <= band.hi
+                      and (ratio is None or 1 / ratio <= len(others[i].text) / max(1, len(key)) <= ratio)]
+            chosen = _clique(inside, others, vecs[1:], sims, band)
+            if chosen is not None:
+                picked = [Distractor(others[j].text, others[j].record, others[j].segment,
+                                     round(float(sims[j]), 4)) for j in chosen]
                 return picked, (round(lo, 4), band.hi)
-        lo -= band.step
+            lo -= band.step
     return None
+
+
+def _clique(inside: list[int], others: list[PoolEntry], vecs: np.ndarray, sims: np.ndarray, band: Band
+            ) -> list[int] | None:
+    """`band.n` of the in-band candidates: the one most similar to the key first, then each time the one whose
+    least similarity to the options chosen so far (key included) is highest. Distractors close to the key but far
+    from each other would make the key the option that agrees most with the others (an answer cue that
+    `audit-items` counts); chosen this way, every option is about as central as the key."""
+    chosen: list[int] = []
+    pool = sorted(inside, key=lambda i: (-float(sims[i]), others[i].record))
+    while len(chosen) < band.n:
+        best, best_score = None, -2.0
+        for i in pool:
+            if i in chosen or any(others[i].patient == others[j].patient or
+                                  too_close(others[i].text, others[j].text, band.max_overlap) for j in chosen):
+                continue
+            score = min([float(sims[i]), *(float(vecs[i] @ vecs[j]) for j in chosen)])
+            if score > best_score + 1e-12:
+                best, best_score = i, score
+        if best is None:
+            return None
+        chosen.append(best)
+    return chosen

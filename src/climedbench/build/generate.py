@@ -46,8 +46,10 @@ def build_pool(sc: Scenario, notes: list[Kept], guidelines: dict[str, Guideline]
 
 
 def _contains(sentence: str, key: str) -> bool:
+    """The sentence names the key, or its core without qualifiers in brackets ('心房颤动（持续性）' → '心房颤动')."""
     norm = lambda s: re.sub(r"[\s\W_]+", "", s.lower())  # noqa: E731
-    return bool(norm(key)) and norm(key) in norm(sentence)
+    core = norm(re.sub(r"[（(][^）)]*[）)]", "", key))
+    return any(len(k) >= 2 and k in norm(sentence) for k in {norm(key), core})
 
 
 def stem_of(spec: LangSpec, kept: Kept, g: Guideline, key: str | None, leak: bool

@@ -46,6 +46,7 @@ def exam_names(sections: list[Section], g: Guideline, max_items: int = 5) -> Ext
             cut = min((i for i in (clause.find(m) for m in g.result_markers) if i > 0), default=len(clause))
             value = _VALUE.search(clause)  # '血钾 2.1 mmol/L', '肝肾功能正常', 'CBC normal': the result starts there
             name = clause[:min(cut, value.start() if value else cut)].strip(" ，,：:、")
+            name = re.sub(r"\s*[（(][^）)]*[）)]", "", name).strip()  # '（治疗后）', '(outside films)': annotations
             if 1 < len(name) <= 30 and name not in names:
                 names.append(name)
         if names:
