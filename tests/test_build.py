@@ -177,3 +177,18 @@ def test_a_json_schema_travels_in_the_request_and_leaves_other_cache_keys_alone(
     assert "response_format" not in chat_request([], GenParams())
     body = chat_request([], GenParams(response_format=json.dumps(fmt)))
     assert body["response_format"] == fmt
+
+
+def test_per_scenario_caps_each_task_and_a_rerun_with_other_settings_is_refused(tmp_path):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    shutil.copy(FIX / "records.jsonl", notes / "records.jsonl")
+    out = tmp_path / "suite"
+    first = run_build(BuildOptions(source=notes, out=out, already_deidentified=True, scenarios=["CPR"],
+                                   per_scenario=2))
+    assert first["candidates"] == {"CPR": 2, "CPR-en": 2}
+    again = run_build(BuildOptions(source=notes, out=out, already_deidentified=True, scenarios=["CPR"],
+                                   per_scenario=2))
+    assert again["candidates"] == {"CPR": 2, "CPR-en": 2} and len(load_candidates(out)) == 4
+    with pytest.raises(ConfigError, match="other settings"):
+        run_build(BuildOptions(source=notes, out=out, already_deidentified=True, scenarios=["CPR"], per_scenario=3))

@@ -41,6 +41,9 @@ def test_deid_build_validate_run_and_audit_items(deidentified, tmp_path):
         assert name not in items, name
     card = json.loads((suite / "card.json").read_text("utf-8"))
     assert card["deidentification"]["notes"] == 14 and card["deidentification"]["totals"]["NAME"] >= len(NAMES)
+    status = json.loads(run_cli("build", "status", "--out", str(suite), "--json").stdout)
+    assert status["units_done"] == 5 * 10 and status["dropped"] == {"too_short": 1, "garbled": 1,
+                                                                    "template_only": 1, "near_duplicate": 1}
     run_cli("validate", "--suite", str(suite))
     listed = run_cli("list", "--suite", str(suite))
     assert "ID#2-en" in listed.stdout and "CPR" in listed.stdout
