@@ -44,6 +44,7 @@ class BuildOptions:
 def _settings(opts: BuildOptions, scenarios: list[Scenario], guidelines: dict[str, Guideline]) -> dict[str, Any]:
     return {"source": str(opts.source.resolve()), "scenarios": [s.template_id for s in scenarios],
             "per_scenario": opts.per_scenario, "generator": opts.generator, "embedder": opts.embedder,
+            "templates": str(opts.templates.resolve()) if opts.templates else None,
             "guidelines": {k: f"{g.source}@{g.digest}" for k, g in guidelines.items()},
             "rules": vars(opts.rules) if not hasattr(opts.rules, "__dataclass_fields__") else
             {k: getattr(opts.rules, k) for k in opts.rules.__dataclass_fields__}}

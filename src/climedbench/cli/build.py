@@ -41,9 +41,10 @@ def build(
                                                        "question (JSON schema): 'default', 'gguf:PATH', 'openai:NAME'. "
                                                        "Without it no model is used.")] = None,
     base_url: Annotated[str | None, typer.Option(help="Server of an openai:NAME generator.")] = None,
-    already_deidentified: Annotated[bool, typer.Option(help="Build from notes that did not go through `climedbench "
-                                                            "deid` (your institution de-identified them).")] = False,
-    demo: Annotated[bool, typer.Option(help="De-identify the bundled synthetic records and build from them.")
+    already_deidentified: Annotated[bool, typer.Option(
+        "--already-deidentified", help="Build from notes that did not go through `climedbench deid` (your "
+                                       "institution de-identified them).")] = False,
+    demo: Annotated[bool, typer.Option("--demo", help="De-identify the bundled synthetic records and build from them.")
                     ] = False,
     guideline: Annotated[Path | None, typer.Option(help="Your guideline YAML for Chinese notes (default: "
                                                         "build/guidelines/zh.yaml).")] = None,
@@ -53,7 +54,7 @@ def build(
     text_column: Annotated[str, typer.Option(help="Text field of JSONL/CSV/XLSX notes.")] = "text",
     name: Annotated[str, typer.Option(help="Suite name written to suite.yaml.")] = "hospital-built",
     cache: Annotated[str | None, typer.Option(help="Response cache file for generator calls.")] = None,
-    no_cache: Annotated[bool, typer.Option(help="Do not cache generator calls.")] = False,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not cache generator calls.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Build CliMedBench-style items from de-identified clinical notes, the paper's way (§2.2): quality filters and
