@@ -116,6 +116,12 @@ def test_llm1_writes_the_question_from_a_json_reply_and_keeps_the_stem_otherwise
     assert candidates_path(tmp_path / "t").exists()
 
 
+SCHEMA = {"type": "object", "properties": {"zqx": {"type": "integer"}}, "required": ["zqx"],
+          "additionalProperties": False}
+FORMAT = json.dumps({"type": "json_schema", "json_schema": {"name": "x", "strict": True, "schema": SCHEMA}})
+HELLO = [{"role": "user", "content": "Say hello to me in one sentence."}]  # no JSON unless constrained
+
+
 @pytest.mark.model
 def test_the_embedded_model_answers_inside_a_json_schema(model_path):
     import asyncio
@@ -124,9 +130,23 @@ def test_the_embedded_model_answers_inside_a_json_schema(model_path):
     from climedbench.models.llamacpp import LlamaCppBackend
 
     backend = LlamaCppBackend(path=model_path, threads=1, replicas=1)
-    schema = {"type": "object", "properties": {"zqx": {"type": "integer"}}, "required": ["zqx"],
-              "additionalProperties": False}
-    fmt = json.dumps({"type": "json_schema", "json_schema": {"name": "x", "strict": True, "schema": schema}})
-    msgs = [{"role": "user", "content": "Say hello to me in one sentence."}]
-    reply = asyncio.run(backend.chat(msgs, GenParams(max_tokens=40, response_format=fmt))).text
+    reply = asyncio.run(backend.chat(HELLO, GenParams(max_tokens=40, response_format=FORMAT))).text
+    assert list(json.loads(reply)) == ["zqx"] and isinstance(json.loads(reply)["zqx"], int)
+
+
+@pytest.mark.model
+def test_a_llama_cpp_server_answers_inside_a_json_schema(server_url):
+    import asyncio
+
+    from climedbench.models.base import GenParams
+    from climedbench.models.registry import ModelOptions, open_backend
+
+    async def ask() -> str:
+        backend = await open_backend("openai:qwen-test", ModelOptions(base_url=server_url, api_key_env="NO_KEY"))
+        try:
+            return (await backend.chat(HELLO, GenParams(max_tokens=40, response_format=FORMAT))).text
+        finally:
+            await backend.aclose()
+
+    reply = asyncio.run(ask())
     assert list(json.loads(reply)) == ["zqx"] and isinstance(json.loads(reply)["zqx"], int)
