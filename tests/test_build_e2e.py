@@ -150,3 +150,16 @@ def test_a_llama_cpp_server_answers_inside_a_json_schema(server_url):
 
     reply = asyncio.run(ask())
     assert list(json.loads(reply)) == ["zqx"] and isinstance(json.loads(reply)["zqx"], int)
+
+
+def test_demo_deidentifies_the_bundled_records_before_building(tmp_path):
+    bundled = Path(__file__).parents[1] / "src" / "climedbench" / "build" / "demo"
+    files = sorted(bundled.glob("records_*.jsonl")) or [FIX / "records.jsonl", FIX / "unusable_records.jsonl"]
+    records = [json.loads(x) for f in files for x in f.read_text("utf-8").splitlines() if x.strip()]
+    proc = run_cli("build", "--demo", "--out", str(tmp_path / "demo"), "--scenarios", "CPR", "--json")
+    summary = json.loads(proc.stdout)
+    assert summary["notes_read"] == len(records)
+    assert (tmp_path / "demo" / ".build" / "deid-notes" / "deid_manifest.json").exists()
+    items = "".join(p.read_text("utf-8") for p in (tmp_path / "demo" / "demo").glob("*.jsonl"))
+    assert items and not any(name in items for name in NAMES)
+    run_cli("validate", "--suite", str(tmp_path / "demo"))
