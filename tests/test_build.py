@@ -192,3 +192,18 @@ def test_per_scenario_caps_each_task_and_a_rerun_with_other_settings_is_refused(
     assert again["candidates"] == {"CPR": 2, "CPR-en": 2} and len(load_candidates(out)) == 4
     with pytest.raises(ConfigError, match="other settings"):
         run_build(BuildOptions(source=notes, out=out, already_deidentified=True, scenarios=["CPR"], per_scenario=3))
+
+
+def test_llm1_replies_are_used_only_as_one_question_that_does_not_give_the_key_away():
+    from climedbench.build.llm import parse_question
+
+    key, stem = "肺炎支原体肺炎（左下肺）", "## 入院情况: 发热7天，咳嗽5天。"
+    ok = json.dumps({"question": "该患者最可能的主要诊断是什么？"}, ensure_ascii=False)
+    assert parse_question(ok, [key], stem) == ("该患者最可能的主要诊断是什么？", None)
+    named = json.dumps({"question": "患者发热7天，诊断为肺炎吗？"}, ensure_ascii=False)  # '肺炎' is the key's
+    assert parse_question(named, [key], stem) == (None, "question names part of the key")
+    told = json.dumps({"question": "患者发热7天，咳嗽5天？"}, ensure_ascii=False)  # the case's own words are fine
+    assert parse_question(told, [key], stem)[0] == "患者发热7天，咳嗽5天？"
+    copied = json.dumps({"question": "患者发热7天，咳嗽5天。"}, ensure_ascii=False)
+    assert parse_question(copied, [key], stem) == (None, "not a question (no question mark at the end)")
+    assert parse_question("答案：B", [key], stem) == (None, "reply is not JSON")

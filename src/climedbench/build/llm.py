@@ -2,9 +2,9 @@
 
 The request carries a JSON schema (`response_format`, which llama.cpp — in-process or as a server — vLLM and
 OpenAI-compatible servers honour), goes through the response cache (climedbench/cache.py: a re-run never asks
-twice) and its reply is checked: a JSON object with a one-sentence `question` that does not name the key. A reply
-that fails a check leaves the item as the rules built it, with the reason in its provenance notes. Any backend
-`climedbench.models` opens works (the embedded model too).
+twice) and its reply is checked (parse_question): one short question that names nothing of the key the case does
+not already name. A reply that fails a check leaves the item as the rules built it, with the reason in its
+provenance notes. Any backend `climedbench.models` opens works (the embedded model too).
 """
 
 from __future__ import annotations
@@ -58,19 +58,29 @@ def stem_text(item_input: str) -> str:
     return re.split(r"\n?##\s*(?:选项|Options)\s*[:：]", item_input)[0].strip()
 
 
-def parse_question(reply: str, key_texts: list[str]) -> tuple[str | None, str | None]:
-    """(question, None) or (None, why the reply is not used)."""
+def _norm(s: str) -> str:
+    return re.sub(r"[\s\W_]+", "", s.lower())
+
+
+def parse_question(reply: str, key_texts: list[str], stem: str = "") -> tuple[str | None, str | None]:
+    """(question, None) or (None, why the reply is not used): a JSON object whose `question` is one question
+    (4–80 characters, ending with '？' or '?') that names no part of the key the case does not already name
+    (no two characters of the key that are absent from the stem)."""
     try:
         data = json.loads(reply)
     except json.JSONDecodeError:
         return None, "reply is not JSON"
     q = data.get("question") if isinstance(data, dict) else None
-    if not isinstance(q, str) or not (4 <= len(q.strip()) <= 160):
-        return None, "no 'question' string of 4-160 characters"
+    if not isinstance(q, str) or not (4 <= len(q.strip()) <= 80):
+        return None, "no 'question' string of 4-80 characters"
     q = " ".join(q.split())
-    norm = lambda s: re.sub(r"[\s\W_]+", "", s.lower())  # noqa: E731
-    if any(norm(k) and norm(k) in norm(q) for k in key_texts):
-        return None, "question names the key"
+    if not q.endswith(("？", "?")):
+        return None, "not a question (no question mark at the end)"
+    nq, ns = _norm(q), _norm(stem)
+    for k in key_texts:
+        nk = _norm(k)
+        if any(nk[i:i + 2] in nq and nk[i:i + 2] not in ns for i in range(len(nk) - 1)):
+            return None, "question names part of the key"
     return q, None
 
 
@@ -88,7 +98,7 @@ async def rewrite(cand: Candidate, backend: Backend, cache: ResponseCache | None
     except RequestFailed as e:
         cand.provenance.notes.append(f"LLM1 request failed ({e.reason}); stem kept as built")
         return cand
-    question, why = parse_question(completion.text, [key_text])
+    question, why = parse_question(completion.text, [key_text], stem_text(cand.item["input"]))
     if question is None:
         cand.provenance.notes.append(f"LLM1 reply not used: {why}")
         return cand
