@@ -144,6 +144,7 @@ def data_card(suite_dir: Path, by_task: dict[str, list[Candidate]], settings: di
                        "min": min(sims) if sims else None, "median": statistics.median(sims) if sims else None,
                        "max": max(sims) if sims else None},
         "templates": settings.get("scenarios"), "guidelines": settings.get("guidelines"),
+        "llm1": dict(Counter(n for c in all_c for n in c.provenance.notes if n.startswith("LLM1"))),
     }
     source = Path(settings["source"]) if settings.get("source") else None
     report = next((p for p in ([source / "deid_report.json", source.parent / "deid_report.json"] if source else [])
