@@ -62,17 +62,18 @@ def _norm(s: str) -> str:
     return re.sub(r"[\s\W_]+", "", s.lower())
 
 
-def parse_question(reply: str, key_texts: list[str], stem: str = "") -> tuple[str | None, str | None]:
+def parse_question(reply: str, key_texts: list[str], stem: str = "", max_chars: int = 80
+                   ) -> tuple[str | None, str | None]:
     """(question, None) or (None, why the reply is not used): a JSON object whose `question` is one question
-    (4–80 characters, ending with '？' or '?') that names no part of the key the case does not already name
-    (no two characters of the key that are absent from the stem)."""
+    (4 to `max_chars` characters — 80 for Chinese, 120 for English —, ending with '？' or '?') that names no part
+    of the key the case does not already name (no two characters of the key that are absent from the stem)."""
     try:
         data = json.loads(reply)
     except json.JSONDecodeError:
         return None, "reply is not JSON"
     q = data.get("question") if isinstance(data, dict) else None
-    if not isinstance(q, str) or not (4 <= len(q.strip()) <= 80):
-        return None, "no 'question' string of 4-80 characters"
+    if not isinstance(q, str) or not (4 <= len(q.strip()) <= max_chars):
+        return None, f"no 'question' string of 4-{max_chars} characters"
     q = " ".join(q.split())
     if not q.endswith(("？", "?")):
         return None, "not a question (no question mark at the end)"
@@ -98,7 +99,8 @@ async def rewrite(cand: Candidate, backend: Backend, cache: ResponseCache | None
     except RequestFailed as e:
         cand.provenance.notes.append(f"LLM1 request failed ({e.reason}); stem kept as built")
         return cand
-    question, why = parse_question(completion.text, [key_text], stem_text(cand.item["input"]))
+    question, why = parse_question(completion.text, [key_text], stem_text(cand.item["input"]),
+                                   80 if cand.lang == "zh" else 120)
     if question is None:
         cand.provenance.notes.append(f"LLM1 reply not used: {why}")
         return cand
