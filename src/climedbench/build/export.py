@@ -125,7 +125,7 @@ def data_card(suite_dir: Path, by_task: dict[str, list[Candidate]], settings: di
     los = [c.provenance.band[0] for c in all_c if c.provenance.band]
     drops = state.drops()
     units = state.units.values()
-    skipped = Counter(u["skipped"] for u in units if "skipped" in u)
+    skipped = Counter(f"{u['unit'].split('|')[0]}: {u['skipped']}" for u in units if "skipped" in u)
     card: dict[str, Any] = {
         "built_by": "climedbench build",
         "tasks": {t: {"items": len(g), "test": sum(1 for s in split_of(g).values() if s == "test"),
