@@ -129,7 +129,7 @@ def test_rounds_refine_and_stop(tmp_path):
     assert done2["result"]["passed"] == done2["result"]["n"] == 4 and done2["result"]["met"] is True
     state = json.loads((folder / ".build" / "rounds.json").read_text())
     assert state["stopped"] == "reached" and [r["result"]["rate"] for r in state["rounds"]] == [0.75, 1.0]
-    shown = runner.invoke(app, ["status", str(folder)])
+    shown = runner.invoke(app, ["rounds", str(folder)])
     assert "sample pass rate 3/4 = 75.0%" in shown.output and "stopped: reached" in shown.output
     rows = [r for _, r in read_jsonl(folder / ".build" / "reviews.jsonl")]
     assert sorted((r["id"], r["revision"]) for r in rows if r["round"] == 2) == sorted(

@@ -32,15 +32,28 @@ def _root(
 
 # Command modules register themselves on the app when imported (this order = the order in --help).
 MODULES = ("evaluate", "items", "results", "report", "mps", "cache", "irt", "cat", "analyze", "rate", "distributed",
-           "deid")
+           "deid", "build")
 # The module of each command: a command line that names one imports only that module, because Typer builds every
 # registered command's parameters on each call (tests/test_cli_startup.py checks this table against the modules).
 COMMANDS = {
     "run": "evaluate", "validate": "items", "list": "items", "extract": "evaluate", "score": "evaluate",
     "aggregate": "evaluate", "audit-items": "items", "leaderboard": "results", "report": "report", "mps": "mps",
     "cache": "cache", "irt": "irt", "cat": "cat", "analyze": "analyze", "perturb": "analyze", "nota": "analyze",
-    "rate": "rate", "merge": "distributed", "deid": "deid",
+    "rate": "rate", "merge": "distributed", "deid": "deid", "build": "build",
 }
+
+
+# `climedbench build audit|review|refine|rounds …`: the review steps of a build, a command group of their own
+# (cli/build_review.py) reached through `build`, whose first argument is otherwise the notes folder.
+BUILD_STEPS = ("audit", "review", "refine", "rounds")
+
+
+def build_step(argv: list[str]) -> list[str] | None:
+    """The arguments for cli/build_review's app when `argv` is `build STEP …`; else None."""
+    words = [a for a in argv if not a.startswith("-")]
+    if len(words) >= 2 and words[0] == "build" and words[1] in BUILD_STEPS and argv.index(words[1]) == 1:
+        return argv[1:]
+    return None
 
 
 def load_commands(argv: list[str] | None = None) -> typer.Typer:
@@ -73,7 +86,13 @@ def main() -> None:
                         format="%(levelname)s %(name)s: %(message)s")
     install_log_redaction()
     try:
-        load_commands(sys.argv[1:])(prog_name="climedbench")
+        step = build_step(sys.argv[1:])
+        if step is not None:
+            from climedbench.cli.build_review import app as steps
+
+            steps(args=step, prog_name="climedbench build")
+        else:
+            load_commands(sys.argv[1:])(prog_name="climedbench")
     except SystemExit as e:
         # Typer turns Ctrl-C into a silent exit 130; say what happened unless the command already did.
         if e.code == 130 and not common.INTERRUPT_REPORTED:

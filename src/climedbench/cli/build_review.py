@@ -1,5 +1,5 @@
-"""``climedbench build audit | review | refine | rounds (status)``: steps 4–6 of building a benchmark from a
-hospital's records (docs/BUILD_REVIEW.md). Mounted under `climedbench build` with `register(build_app)`."""
+"""``climedbench build audit | review | refine | rounds``: steps 4–6 of building a benchmark from a hospital's
+records (docs/BUILD_REVIEW.md), reached through `climedbench build STEP …` (cli/__init__.py: build_step)."""
 
 from __future__ import annotations
 
@@ -190,10 +190,3 @@ def rounds_cmd(
 
 
 app.command("rounds")(rounds_cmd)
-app.command("status", help="Same as `rounds`.")(rounds_cmd)
-
-
-def register(build_app: typer.Typer) -> None:
-    """Mount these commands on `climedbench build` (the lead's merge)."""
-    for info in app.registered_commands:
-        build_app.registered_commands.append(info)

@@ -1,0 +1,47 @@
+"""The data card of a built suite as Markdown (README.md of the suite folder), from card.json's content."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+def _table(head: list[str], rows: list[list[Any]]) -> str:
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(str(x) for x in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def card_markdown(card: dict[str, Any]) -> str:
+    sim = card["similarity"]
+    src = card["source_notes"]
+    parts = [
+        "# Data card (built by `climedbench build`)",
+        "Items built from de-identified clinical notes, the CliMedBench way (paper §2.2): the key is the note's own "
+        "section, distractors are other patients' segments of the same content type in a similarity band. "
+        "Provenance of every item (hashed record id, segment ids, template, generator, distractor similarities) is "
+        "in its `provenance` field and in `.build/candidates.jsonl`.",
+        "## Items", _table(["task", "items", "test", "dev"],
+                           [[t, v["items"], v["test"], v["dev"]] for t, v in card["tasks"].items()]),
+        "## Specialties", _table(["specialty", "items"], [[k, v] for k, v in card["specialties"].items()]),
+        "## Source notes",
+        f"Records used: {src['records_used']}; dropped in preprocessing: {src['dropped']} "
+        f"({', '.join(f'{k}: {v}' for k, v in src['dropped_by_reason'].items()) or 'none'}; every drop with its "
+        "reason in `.build/drops.jsonl`).",
+        f"Units without an item: {sum(card['skipped_units'].values())} "
+        f"({'; '.join(f'{k}: {v}' for k, v in card['skipped_units'].items()) or 'none'}).",
+        "## Models",
+        f"Generator (LLM1): {card['models']['generator']}. Embedder for distractor similarity: "
+        f"{card['models']['embedder']}."
+        + (f" LLM1 outcomes: {'; '.join(f'{k}: {v}' for k, v in card['llm1'].items())}." if card.get("llm1") else ""),
+        "## Distractor similarity",
+        f"Band used: {sim['band_used']}; {sim['distractors']} distractors, cosine similarity to the key "
+        f"min {sim['min']}, median {sim['median']}, max {sim['max']}.",
+        "## De-identification",
+        "```json\n" + json.dumps(card["deidentification"], ensure_ascii=False, indent=1) + "\n```",
+    ]
+    if "review" in card:
+        parts += ["## Review", "```json\n" + json.dumps(card["review"], ensure_ascii=False, indent=1) + "\n```"]
+    parts += ["## Use", "```sh\nclimedbench validate --suite THIS_FOLDER\nclimedbench run --suite THIS_FOLDER "
+              "--model ...\nclimedbench audit-items --suite THIS_FOLDER\n```"]
+    return "\n\n".join(parts) + "\n"

@@ -1,0 +1,103 @@
+"""Answers taken from the note itself (no model): each scenario template names one of these extractors.
+
+An extractor gets the note's sections of the template's key content type and the guideline, and returns the
+key text and the id of the segment it came from, or None with nothing to ask about. The same extractor turns
+other patients' segments into distractors, so key and distractors have one shape.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from climedbench.build.segments import Guideline, Section, is_placeholder
+
+Extracted = tuple[str, str] | None  # (text, segment id)
+_NUM = re.compile(r"^\s*\d{1,2}\s*[.、．)）]\s*")
+_VALUE = re.compile(r"\s+[<>≤≥]?\d|正常|未见|阴性|阳性|(?i:\s(?:normal|negative|positive|unremarkable|within|no)\b)")
+
+
+def _strip_num(s: str) -> str:
+    return _NUM.sub("", s).strip().rstrip("。.；;，,")
+
+
+def first_item(sections: list[Section], g: Guideline, max_chars: int = 60) -> Extracted:
+    """The main diagnosis: the first item of the last diagnosis section (出院诊断 after 初步诊断), without its
+    qualifiers (Chinese: what follows a space, '扩张型心肌病　慢性心力衰竭…' → '扩张型心肌病'; English: what follows a
+    comma or semicolon, 'NSTEMI, status post …' → 'NSTEMI')."""
+    for sec in reversed(sections):
+        for sent in sec.sentences:
+            text = _strip_num(sent)
+            if not text or is_placeholder(text, g):
+                continue
+            text = text.split()[0] if g.lang == "zh" else re.split(r"[,;]", text)[0].strip()
+            return _clip(text, max_chars, g.lang), sec.segment_id
+    return None
+
+
+def exam_names(sections: list[Section], g: Guideline, max_items: int = 5) -> Extracted:
+    """Which examinations: the names of the investigations, without their results ('腹部CT示…' → '腹部CT')."""
+    for sec in sections:
+        names: list[str] = []
+        for clause in re.split(r"[；;。\n]|(?<=[.])\s+", sec.text):
+            clause = _strip_num(clause)
+            if not clause or is_placeholder(clause, g):
+                continue
+            cut = min((i for i in (clause.find(m) for m in g.result_markers) if i > 0), default=len(clause))
+            value = _VALUE.search(clause)  # '血钾 2.1 mmol/L', '肝肾功能正常', 'CBC normal': the result starts there
+            name = clause[:min(cut, value.start() if value else cut)].strip(" ，,：:、")
+            name = re.sub(r"\s*[（(][^）)]*[）)]", "", name).strip()  # '（治疗后）', '(outside films)': annotations
+            if 1 < len(name) <= 30 and name not in names:
+                names.append(name)
+        if names:
+            sep = ", " if g.lang == "en" else "，"
+            return sep.join(names[:max_items]), sec.segment_id
+    return None
+
+
+def treatment_sentences(sections: list[Section], g: Guideline, max_chars: int = 160) -> Extracted:
+    """The treatment: the course's sentences that name one (the guideline's treatment cue words)."""
+    for sec in sections:
+        picked = [s for s in sec.sentences if any(c in s for c in g.treatment_cues)]
+        if picked:
+            return _sentences_upto(picked, max_chars, g.lang), sec.segment_id
+    return None
+
+
+def whole_section(sections: list[Section], g: Guideline, max_chars: int = 200) -> Extracted:
+    """The section's whole text (discharge advice), whole sentences (numbered items) up to `max_chars`."""
+    for sec in sections:
+        if not is_placeholder(sec.text, g):
+            return _sentences_upto(sec.sentences, max_chars, g.lang), sec.segment_id
+    return None
+
+
+def _sentences_upto(sentences: list[str], max_chars: int, lang: str) -> str:
+    """Whole sentences while they fit (the first one clipped if it alone is longer)."""
+    sep = " " if lang == "en" else ""
+    out: list[str] = []
+    for s in sentences:
+        if out and len(sep.join([*out, s])) > max_chars:
+            break
+        out.append(s)
+    return _clip(sep.join(out), max_chars, lang)
+
+
+def _clip(text: str, max_chars: int, lang: str) -> str:
+    if len(text) <= max_chars:
+        return text
+    cut = text[:max_chars]
+    end = max(cut.rfind(p) for p in ("。", "；", ". ", "; "))
+    if end > max_chars // 3:
+        return cut[:end + 1].strip()
+    if lang == "en" and " " in cut:
+        cut = cut[:cut.rfind(" ")]  # not inside a word
+    return cut.rstrip(" ,;，；") + ("…" if lang == "zh" else "...")
+
+
+EXTRACTORS: dict[str, Callable[..., Extracted]] = {
+    "first_item": first_item,
+    "exam_names": exam_names,
+    "treatment_sentences": treatment_sentences,
+    "whole_section": whole_section,
+}

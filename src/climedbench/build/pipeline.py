@@ -1,0 +1,139 @@
+"""The whole build: notes → preprocess → segments → candidates (rules; LLM1 optional), resumable.
+
+Units are (scenario, record) pairs, done in a fixed order (scenario, then record hash): with --per-scenario N the
+first N items of each task in that order are made. Each finished unit is recorded (state.py) right after its
+candidate is written (candidates.py), so a kill at any point loses at most the unit in progress.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from climedbench.build.candidates import BUILD_DIR, Candidate, append_candidate, load_candidates
+from climedbench.build.generate import Skip, build_pool, generate, key_of
+from climedbench.build.preprocess import QualityRules, drops_json, preprocess
+from climedbench.build.records import read_notes
+from climedbench.build.scenarios import Scenario, load_scenarios, select
+from climedbench.build.segments import Guideline, load_guideline
+from climedbench.build.state import BuildState
+
+
+@dataclass
+class BuildOptions:
+    source: Path
+    out: Path
+    scenarios: list[str] | None = None
+    per_scenario: int | None = None
+    generator: str | None = None
+    already_deidentified: bool = False
+    guideline_zh: Path | None = None
+    guideline_en: Path | None = None
+    templates: Path | None = None
+    embedder: str = "e5"
+    cache: Path | None = None  # the response cache (None: the default one)
+    no_cache: bool = False
+    rules: QualityRules = field(default_factory=QualityRules)
+    text_column: str = "text"
+
+
+def _settings(opts: BuildOptions, scenarios: list[Scenario], guidelines: dict[str, Guideline]) -> dict[str, Any]:
+    return {"source": str(opts.source.resolve()), "scenarios": [s.template_id for s in scenarios],
+            "per_scenario": opts.per_scenario, "generator": opts.generator, "embedder": opts.embedder,
+            "templates": str(opts.templates.resolve()) if opts.templates else None,
+            "guidelines": {k: f"{g.source}@{g.digest}" for k, g in guidelines.items()},
+            "rules": vars(opts.rules) if not hasattr(opts.rules, "__dataclass_fields__") else
+            {k: getattr(opts.rules, k) for k in opts.rules.__dataclass_fields__}}
+
+
+def run_build(opts: BuildOptions, progress: Callable[[str, int, int], None] | None = None) -> dict[str, Any]:
+    """Build (or resume) the candidates of SUITE_DIR; returns a summary (counts, drops, skips)."""
+    from climedbench.deid.pipeline import require_deidentified
+
+    require_deidentified(opts.source if opts.source.is_dir() else opts.source.parent, opts.already_deidentified)
+    guidelines = {"zh": load_guideline("zh", opts.guideline_zh), "en": load_guideline("en", opts.guideline_en)}
+    scenarios = select(load_scenarios(opts.templates), opts.scenarios)
+    state = BuildState(opts.out)
+    state.check_settings(_settings(opts, scenarios, guidelines))
+    notes = read_notes(opts.source, text_column=opts.text_column)
+    kept, drops = preprocess(notes, guidelines, opts.rules)
+    state.write_drops(drops_json(drops))
+    kept.sort(key=lambda k: k.note.record)
+    return asyncio.run(_generate_all(opts, scenarios, guidelines, kept, state, progress,
+                                     {"notes_read": len(notes), "notes_kept": len(kept), "dropped": len(drops)}))
+
+
+async def _generate_all(opts: BuildOptions, scenarios: list[Scenario], guidelines: dict[str, Guideline],
+                        kept: list[Any], state: BuildState, progress: Callable[[str, int, int], None] | None,
+                        summary: dict[str, Any]) -> dict[str, Any]:
+    from climedbench.build.distractors import EmbeddingStore
+
+    store = None
+    if any(s.answer == "single" for s in scenarios):
+        from climedbench.embeddings import load_embedder
+
+        store = EmbeddingStore(opts.out / BUILD_DIR / "embeddings.sqlite", load_embedder(opts.embedder))
+    llm = await _open_generator(opts) if opts.generator else None
+    made: Counter[str] = Counter(c.task for c in load_candidates(opts.out))
+    skipped: Counter[str] = Counter()
+    resumed = len(state.units)
+    rank = {lang: {k.note.record: i for i, k in enumerate(x for x in kept if x.note.lang == lang)}
+            for lang in ("zh", "en")}
+    try:
+        for sc in scenarios:
+            pools = {lang: build_pool(sc, kept, guidelines, lang) if sc.answer == "single" else []
+                     for lang in ("zh", "en")}
+            for i, k in enumerate(kept, start=1):
+                spec = sc.languages.get(k.note.lang)
+                unit = f"{sc.scenario}|{k.note.record}"
+                if progress is not None:
+                    progress(sc.scenario, i, len(kept))
+                if state.done(unit):
+                    continue
+                if spec is not None and opts.per_scenario is not None and made[spec.task] >= opts.per_scenario:
+                    continue
+                g = guidelines[k.note.lang]
+                result = generate(sc, k, g, pools[k.note.lang], store,  # type: ignore[arg-type]
+                                  rank[k.note.lang][k.note.record])
+                if isinstance(result, Skip):
+                    skipped[f"{sc.scenario}: {result.reason}"] += 1
+                    state.finish(unit, skipped=result.reason)
+                    continue
+                if llm is not None and sc.answer == "single":
+                    result = await _rewrite(llm, result, sc, k, g)
+                append_candidate(opts.out, result)
+                made[result.task] += 1
+                state.finish(unit, candidate=result.candidate_id)
+    finally:
+        if store is not None:
+            store.close()
+        if llm is not None:
+            await llm[0].aclose()
+            if llm[1] is not None:
+                llm[1].close()
+    return {**summary, "units_resumed": resumed, "candidates": dict(made),
+            "skipped": dict(skipped), "embedded": store.computed if store else 0}
+
+
+async def _open_generator(opts: BuildOptions) -> tuple[Any, Any, Any]:
+    from climedbench.build.llm1 import LLM1Prompt
+    from climedbench.cache import ResponseCache, default_cache_path
+    from climedbench.models.registry import ModelOptions, open_backend
+
+    backend = await open_backend(opts.generator or "default", ModelOptions())
+    cache = None if opts.no_cache else ResponseCache(opts.cache or default_cache_path())
+    return backend, cache, LLM1Prompt.bundled()
+
+
+async def _rewrite(llm: tuple[Any, Any, Any], cand: Candidate, sc: Scenario, kept: Any, g: Guideline) -> Candidate:
+    from climedbench.build.llm1 import rewrite
+    from climedbench.core.suite import load_suite
+
+    got = key_of(sc, kept, g)
+    task = load_suite("climedbench").lookup(sc.scenario)
+    name = task.name.text(cand.lang) if task is not None else sc.scenario
+    return await rewrite(cand, llm[0], llm[1], llm[2], name, got[0] if got else "")
