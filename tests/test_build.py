@@ -110,7 +110,8 @@ def test_a_diagnosis_named_in_the_course_is_removed_from_the_stem(built):
 def test_every_item_has_its_provenance_and_cpr_keys_are_the_notes_order(built):
     cands = load_candidates(built)
     records = {h("record", r["record_id"]) for r in RECORDS}
-    templates = {p.stem for p in (Path(__file__).parents[1] / "src/climedbench/build/scenarios").glob("*.yaml")}
+    bundled = Path(__file__).parents[1] / "src/climedbench/suites/climedbench/build_scenarios"
+    templates = {yaml.safe_load(p.read_text(encoding="utf-8"))["id"] for p in bundled.glob("*.yaml")}
     for c in cands:
         p = c.provenance
         assert p.record in records and p.patient and p.generator == "none" and p.prompt_hash is None

@@ -53,8 +53,8 @@ class Candidate:
     """One generated item with its provenance."""
 
     candidate_id: str
-    scenario: str  # CliMedBench scenario code (ID#2, CPR, ...)
-    task: str  # task code in the exported suite (ID#2, or ID#2-en for English)
+    scenario: str  # the scenario code of its template
+    task: str  # task code in the exported suite (the scenario code, "-en" added for English)
     lang: str
     specialty: str | None
     item: dict[str, Any]  # the official-format record (id, scenario, input, reference, specialty, source, ...)

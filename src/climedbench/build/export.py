@@ -19,7 +19,6 @@ import hashlib
 import json
 import statistics
 from collections import Counter
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -33,8 +32,14 @@ from climedbench.errors import DataError
 DATA = "demo"
 
 
+# The bundled suite whose scenarios the bundled templates build (their prompts and metrics are taken from it).
+SOURCE_SUITE = "climedbench"
+
+
 def _bundled_suite() -> dict[str, Any]:
-    text = resources.files("climedbench.suites").joinpath("climedbench", "suite.yaml").read_text(encoding="utf-8")
+    from climedbench.core.suite import bundled_root
+
+    text = (bundled_root(SOURCE_SUITE) / "suite.yaml").read_text(encoding="utf-8")
     return yaml.safe_load(text)
 
 
@@ -78,7 +83,8 @@ def export_suite(suite_dir: Path, name: str = "hospital-built", title: str | Non
     for old in data.glob("*.jsonl"):
         old.unlink()
     templates = Path(settings["templates"]) if settings.get("templates") else None
-    defs = _task_defs(sorted(by_task, key=_task_order), templates)
+    order = list(load_scenarios(templates))  # the templates' own order (their file names)
+    defs = _task_defs(sorted(by_task, key=lambda code: _task_order(code, order)), templates)
     for d in defs:
         group = by_task[d["code"]]
         splits = split_of(group)
@@ -104,8 +110,7 @@ def export_suite(suite_dir: Path, name: str = "hospital-built", title: str | Non
     return card
 
 
-def _task_order(code: str) -> tuple[int, str]:
-    order = ["ID#1", "ID#2", "ID#3", "ID#4", "CPR", "SSO"]
+def _task_order(code: str, order: list[str]) -> tuple[int, str]:
     base = code.removesuffix("-en")
     return (order.index(base) if base in order else len(order), code)
 
@@ -137,7 +142,7 @@ def data_card(suite_dir: Path, by_task: dict[str, list[Candidate]], settings: di
         "statuses": dict(Counter(c.status for c in all_c)),
         "models": {"generator": settings.get("generator") or "none (rule-based)",
                    "embedder": settings.get("embedder")},
-        "similarity": {"configured": "per template (build/scenarios/*.yaml: distractors lo/hi/floor)",
+        "similarity": {"configured": "per template (its distractors: lo/hi/floor)",
                        "band_used": [min(los), max(c.provenance.band[1] for c in all_c if c.provenance.band)]
                        if los else None,
                        "distractors": len(sims),

@@ -1,11 +1,10 @@
-"""Scenario templates: data (YAML under build/scenarios/, or a hospital's own folder) that say, per scenario and
-language, which sections make the stem, where the key comes from, how distractors are drawn and which task of the
-exported suite the items belong to. A hospital adds a scenario by adding a file; no code."""
+"""Scenario templates: data (YAML under suites/climedbench/build_scenarios/, or a hospital's own folder) that
+say, per scenario and language, which sections make the stem, where the key comes from, how distractors are
+drawn and which task of the exported suite the items belong to. A hospital adds a scenario by adding a file; no code."""
 
 from __future__ import annotations
 
 import hashlib
-from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
@@ -93,12 +92,19 @@ def _parse(text: str, where: str) -> Scenario:
     return sc
 
 
+# The bundled templates are CliMedBench's scenarios, so they are that suite's data (suites/climedbench/).
+BUNDLED = "build_scenarios"
+
+
 def load_scenarios(folder: str | Path | None = None) -> dict[str, Scenario]:
-    """Scenario templates by scenario code (ID#1, …): the bundled ones, or those of a folder of YAML files."""
+    """Scenario templates by scenario code, in the order of their file names: the bundled ones, or those of a
+    folder of YAML files."""
     if folder is None:
-        root = resources.files("climedbench.build").joinpath("scenarios")
-        files = sorted((f.name, f.read_text(encoding="utf-8")) for f in root.iterdir() if f.name.endswith(".yaml"))
-        where = "bundled:scenarios/"
+        from climedbench.core.suite import bundled_root
+
+        root = bundled_root("climedbench") / BUNDLED
+        files = sorted((f.name, f.read_text(encoding="utf-8")) for f in root.glob("*.yaml"))
+        where = f"bundled:climedbench/{BUNDLED}/"
     else:
         p = Path(folder).expanduser()
         if not p.is_dir():

@@ -20,7 +20,7 @@ Examples:
 
   climedbench build notes-deid/ --out my-suite/ --per-scenario 200
 
-  climedbench build notes-deid/ --out my-suite/ --scenarios ID#2,CPR --generator openai:qwen2.5-7b --base-url ...
+  climedbench build notes-deid/ --out my-suite/ --scenarios S1,S2 --generator openai:qwen2.5-7b --base-url ...
 
   climedbench build status --out my-suite/
 
@@ -38,7 +38,7 @@ def build(
     out_dir: Annotated[Path | None, typer.Option("--out", help="The suite folder (its build state in .build/).")
                        ] = None,
     scenarios: Annotated[str | None, typer.Option(help="Scenarios to build, comma-separated (default: every "
-                                                       "template: ID#1,ID#2,ID#3,ID#4,CPR).")] = None,
+                                                       "bundled template).")] = None,
     per_scenario: Annotated[int | None, typer.Option(min=1, help="At most N items per task.")] = None,
     generator: Annotated[str | None, typer.Option(help="LLM1: a model that rewrites each stem into an explicit "
                                                        "question (JSON schema): 'default', 'gguf:PATH', 'openai:NAME'. "
@@ -53,7 +53,7 @@ def build(
                                                         "build/guidelines/zh.yaml).")] = None,
     guideline_en: Annotated[Path | None, typer.Option(help="Your guideline YAML for English notes.")] = None,
     templates: Annotated[Path | None, typer.Option(help="A folder of your scenario templates (default: the "
-                                                        "bundled build/scenarios/).")] = None,
+                                                        "bundled suites/climedbench/build_scenarios/).")] = None,
     text_column: Annotated[str, typer.Option(help="Text field of JSONL/CSV/XLSX notes.")] = "text",
     name: Annotated[str, typer.Option(help="Suite name written to suite.yaml.")] = "hospital-built",
     cache: Annotated[str | None, typer.Option(help="Response cache file for generator calls.")] = None,
