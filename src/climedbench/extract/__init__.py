@@ -1,4 +1,4 @@
-"""Answer extraction: the model's final answer from free text, for choice, order, keyword and free-text items.
+"""Answer extraction: the model's final answer from free text, for choice, order, keyword, label and free-text items.
 
 Each answer kind has an ordered table of named rules (`RULES`; see `base` for rules, roles and pipelines), tried from
 the most explicit to the least; the *last* explicit answer statement wins, so self-corrections ("最初选A……正确答案应
@@ -8,7 +8,8 @@ extraction can be traced in samples.jsonl.
 
 Modules: `base` (Extraction, Rule, pipelines), `clean` (normalisation), `choice` (single/multi rules) with
 `choice_patterns`, `choice_hits` (answer statements), `option_text` (options named by their text) and
-`choice_checks` (checks after a single answer), `order`, `keywords` (keywords and free text).
+`choice_checks` (checks after a single answer), `order`, `keywords` (keywords and free text), `label` (one label
+or a set of labels).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from climedbench.extract.base import PIPELINES, Extraction, Pipeline, Rule, in_p
 from climedbench.extract.choice import CHOICE_RULES, extract_choice
 from climedbench.extract.clean import clean_response, normalize, strip_reasoning
 from climedbench.extract.keywords import KEYWORD_RULES, TEXT_RULES, extract_keywords, extract_text, split_keyword_list
+from climedbench.extract.label import LABEL_RULES, LABELS_RULES, extract_label, extract_labels
 from climedbench.extract.order import ORDER_RULES, extract_order
 
 __all__ = [
@@ -32,6 +34,8 @@ __all__ = [
     "extract",
     "extract_choice",
     "extract_keywords",
+    "extract_label",
+    "extract_labels",
     "extract_order",
     "extract_text",
     "in_pipeline",
@@ -44,7 +48,7 @@ __all__ = [
 # The rules table of each answer kind (single and multi share the choice rules).
 RULES: dict[str, Sequence[Rule[Any]]] = {
     "single": CHOICE_RULES, "multi": CHOICE_RULES, "order": ORDER_RULES, "keywords": KEYWORD_RULES,
-    "text": TEXT_RULES,
+    "text": TEXT_RULES, "label": LABEL_RULES, "labels": LABELS_RULES,
 }
 
 
