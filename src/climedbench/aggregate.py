@@ -64,7 +64,9 @@ class TaskScores:
         self.stats.append(list(stats) if stats is not None else None)
         self.failed.append(bool(error))
         for name, result in (secondary or {}).items():
-            self.secondary.setdefault(name, TaskScores()).add(result["score"], result.get("stats"), error=error)
+            # (A record with a reading, as the strict pipeline's, counts the items it read no answer from.)
+            self.secondary.setdefault(name, TaskScores()).add(result["score"], result.get("stats"), error=error,
+                                                              extraction_failure=result.get("extracted", 0) is None)
         if error:
             self.errors += 1
         elif extraction_failure:
@@ -373,8 +375,38 @@ def build_results(samples: Iterable[SampleLike], suite: Suite, model: str, seed:
     for code, count in (planned or {}).items():
         by_task.setdefault(code, TaskScores()).planned = count
     tasks, groups, overall = aggregate(by_task, suite, seed=seed)
+    _add_strict(by_task, suite, seed, tasks, groups, overall)
     for code, fig in tasks.items():
         if suite.task(code).metric == "similarity":
             fig.variant = similarity
     return Results(model=model, suite=suite.suite, suite_version=suite.version, tasks=tasks, groups=groups,
                    overall=overall)
+
+
+def _add_strict(by_task: Mapping[str, TaskScores], suite: Suite, seed: int, tasks: dict[str, Figure],
+                groups: dict[str, Figure], overall: Figure | None) -> None:
+    """Each figure's `strict` beside it: the same aggregation (intervals, groups, overall) of the scores the strict
+    extraction pipeline's readings got (samples' `secondary.strict`, see scoring.STRICT). A task whose samples lack
+    them (a run scored before pipelines existed and not re-scored) has none, and then neither have groups nor
+    overall."""
+    from climedbench.scoring import STRICT
+
+    strict: dict[str, TaskScores] = {}
+    for code, data in by_task.items():
+        sec = data.secondary.get(STRICT)
+        if sec is not None and len(sec.scores) == len(data.scores):
+            sec.planned = data.planned
+            strict[code] = sec
+    if not strict:
+        return
+    s_tasks, s_groups, s_overall = aggregate(strict, suite, seed=seed)
+    for code, fig in s_tasks.items():
+        if code in tasks:
+            tasks[code].strict = fig
+    if len(strict) < len([c for c, d in by_task.items() if d.n]):
+        return
+    for key, fig in s_groups.items():
+        if key in groups:
+            groups[key].strict = fig
+    if overall is not None and s_overall is not None:
+        overall.strict = s_overall

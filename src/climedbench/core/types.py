@@ -112,7 +112,8 @@ class Sample(BaseModel):
     flags: dict[str, bool] = Field(default_factory=dict)
     # Other scores of the same answer that re-aggregation may choose (similarity_raw, similarity_rescaled).
     alternatives: dict[str, float] | None = None
-    # Further metrics of the task (`also:` in the suite): metric name → {"score", "stats"}.
+    # Further metrics of the task (`also:` in the suite): metric name → {"score", "stats"}; and `strict`: the task's
+    # metric on the answer the strict extraction pipeline reads → {"score", "stats", "extracted", "method"}.
     secondary: dict[str, dict[str, Any]] | None = None
     misleading_answer: str | None = None
     prompt_tokens: int | None = None
@@ -175,6 +176,8 @@ class Figure(BaseModel):
     predicted: bool = False
     # Further metrics of a task (`also:` in the suite), by metric name.
     secondary: dict[str, Figure] | None = None
+    # The same figure from the strict extraction pipeline's readings (stated answers only; docs/REPORT.md).
+    strict: Figure | None = None
 
     @model_validator(mode="before")
     @classmethod
