@@ -221,3 +221,19 @@ def test_table_and_html_show_strict_and_score_adds_it_to_an_old_run(run, tmp_pat
     k, n = sum(stated["PubMedQA"].values()), len(stated["PubMedQA"])
     assert page.count('class="strict"') >= len(TASKS) + 1
     assert f'{100 * k / n:.1f}' in page and "stated-answer rules only" in page
+
+
+def test_extract_command_takes_a_pipeline():
+    line = json.dumps({"kind": "single", "options": "ABCD", "response": "The findings fit best, so B."})
+    import subprocess
+    import sys
+
+    def read(*args: str) -> dict:
+        proc = subprocess.run([sys.executable, "-m", "climedbench.cli", "extract", *args], input=line + "\n",
+                              capture_output=True, text=True, timeout=120, check=True)
+        return json.loads(proc.stdout)
+
+    assert read() == {"answer": "B", "method": "trailing_letter"}
+    assert read("--pipeline", "strict") == {"answer": None, "method": "no_answer"}
+    bad = run_cli("extract", "--pipeline", "lenient", check=False)
+    assert bad.returncode != 0 and "--pipeline must be flexible or strict, not 'lenient'" in bad.stderr

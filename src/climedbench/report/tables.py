@@ -57,11 +57,9 @@ def run_table(results: Results, suite: Suite) -> Table:
     table = Table(title=f"{suite.title} — {results.model}", title_justify="left")
     first = suite.levels[0].en if suite.levels else "Group"
     with_strict = any(f.strict is not None for f in results.tasks.values())
-    for col, kw in ((first or "Group", {}), ("Task", {}), ("Name", {}), ("Metric", {}),
-                    ("n", {"justify": "right"}), ("Score [95% CI]", {"justify": "right"}),
-                    *((("Strict [95% CI]", {"justify": "right"}),) if with_strict else ()),
-                    ("No answer", {"justify": "right"})):
-        table.add_column(col, **kw)  # type: ignore[arg-type]
+    numbers = ["n", "Score [95% CI]", *(["Strict [95% CI]"] if with_strict else []), "No answer"]
+    for col in [first or "Group", "Task", "Name", "Metric", *numbers]:
+        table.add_column(col, justify="right" if col in numbers else "left")
     shown_tasks: set[str] = set()
     used: list[str] = []
 
