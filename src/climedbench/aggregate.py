@@ -64,9 +64,9 @@ class TaskScores:
         self.stats.append(list(stats) if stats is not None else None)
         self.failed.append(bool(error))
         for name, result in (secondary or {}).items():
-            # (A record with a reading, as the strict pipeline's, counts the items it read no answer from.)
+            # (The strict pipeline's record says whether it read no answer: `failed`.)
             self.secondary.setdefault(name, TaskScores()).add(result["score"], result.get("stats"), error=error,
-                                                              extraction_failure=result.get("extracted", 0) is None)
+                                                              extraction_failure=bool(result.get("failed")))
         if error:
             self.errors += 1
         elif extraction_failure:

@@ -59,7 +59,8 @@ GUESSING_RULES = frozenset({"option_text", "trailing_letter", "last_line_letters
 
 
 # The key, in a sample's `secondary`, of the task's metric scored on the answer the strict extraction pipeline reads
-# (stated answers only; see climedbench.extract.base): {"score", "stats", "extracted", "method"}.
+# (stated answers only; see climedbench.extract.base): {"score", "stats", "method", "failed", "extracted" (only
+# when it differs from the sample's)}.
 STRICT = "strict"
 
 
@@ -127,7 +128,7 @@ class Scorer:
         # The strict pipeline's reading, scored by the same metric (the same score when it reads the same).
         strict = self._read(task, item, raw, logprobs, mc_mode, finish_reason, "strict")
         strict_result = result if strict == ext else metric.score(item, strict.answer, task, self.ctx)
-        secondary[STRICT] = _strict_record(strict, float(strict_result.score), strict_result.stats)
+        secondary[STRICT] = _strict_record(strict, float(strict_result.score), strict_result.stats, ext.answer)
         return Scored(ext.answer, ext.method, float(result.score), ext.answer is None, result.stats, flags,
                       dict(result.alternatives), secondary)
 
@@ -153,7 +154,11 @@ class Scorer:
         return out
 
 
-def _strict_record(ext: Extraction, score: float, stats: Any) -> dict[str, Any]:
-    """The strict pipeline's reading and score, as kept in a sample's `secondary`."""
-    return {"score": score, "stats": list(stats) if stats is not None else None, "extracted": ext.answer,
-            "method": ext.method}
+def _strict_record(ext: Extraction, score: float, stats: Any, flexible: Any = None) -> dict[str, Any]:
+    """The strict pipeline's reading and score, as kept in a sample's `secondary`: its answer only when it differs
+    from the flexible reading `flexible` (a free-text answer is not stored twice), and whether it read none."""
+    record = {"score": score, "stats": list(stats) if stats is not None else None, "method": ext.method,
+              "failed": ext.answer is None and ext.method != "no_response"}
+    if ext.answer != flexible:
+        record["extracted"] = ext.answer
+    return record

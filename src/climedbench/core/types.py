@@ -113,7 +113,8 @@ class Sample(BaseModel):
     # Other scores of the same answer that re-aggregation may choose (similarity_raw, similarity_rescaled).
     alternatives: dict[str, float] | None = None
     # Further metrics of the task (`also:` in the suite): metric name → {"score", "stats"}; and `strict`: the task's
-    # metric on the answer the strict extraction pipeline reads → {"score", "stats", "extracted", "method"}.
+    # metric on the answer the strict extraction pipeline reads → {"score", "stats", "method", "failed", and
+    # "extracted" when it differs from `extracted`}.
     secondary: dict[str, dict[str, Any]] | None = None
     misleading_answer: str | None = None
     prompt_tokens: int | None = None
