@@ -245,3 +245,34 @@ def test_extract_command_takes_a_pipeline():
     assert read("--pipeline", "strict") == {"answer": None, "method": "no_answer"}
     bad = run_cli("extract", "--pipeline", "lenient", check=False)
     assert bad.returncode != 0 and "--pipeline must be flexible or strict, not 'lenient'" in bad.stderr
+
+
+def test_a_strict_figure_that_reads_as_flexible_is_the_same_figure():
+    """Every item read alike by both pipelines: every strict figure (task, group, overall) is the main one, interval
+    included, although ReferralQA's corpus BLEU (`also:`) draws from the main pass's generator before HospSumm's."""
+    from climedbench.aggregate import build_results
+    from climedbench.core.suite import load_suite
+    from climedbench.core.types import Sample
+    from climedbench.data.loaders import load_items
+    from climedbench.scoring import Scorer
+
+    suite = load_suite("clinicbench")
+    codes = ["MMLU-Medicine", "PubMedQA", "ReferralQA", "HospSumm", "PatientEdu"]
+    items = [i for i in load_items(None, suite, codes).items if i.split == "test"]
+    scorer = Scorer(language="en")
+    samples = []
+    for k, item in enumerate(items):
+        task = suite.task(item.task)
+        reply = (f"The answer is {item.answer}." if task.answer in ("single", "label")
+                 else " ".join(str(item.reference).split()[: 5 + k % 7]))
+        scored = scorer.score(task, item, reply)
+        samples.append(Sample(uid=item.uid, item_id=item.id, task=item.task, raw=reply, score=scored.score,
+                              stats=list(scored.stats) if scored.stats is not None else None,
+                              extraction_failure=scored.extraction_failure, secondary=scored.secondary))
+    assert {s.task for s in samples} == set(codes)
+    results = build_results(samples, suite, "m")
+    figures = [*results.tasks.values(), *results.groups.values(), results.overall]
+    assert results.tasks["ReferralQA"].secondary and 0 < results.tasks["HospSumm"].score < 100
+    for fig in figures:
+        assert fig.strict is not None
+        assert (fig.strict.score, fig.strict.ci, fig.strict.n) == (fig.score, fig.ci, fig.n)

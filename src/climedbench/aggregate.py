@@ -386,9 +386,10 @@ def build_results(samples: Iterable[SampleLike], suite: Suite, model: str, seed:
 def _add_strict(by_task: Mapping[str, TaskScores], suite: Suite, seed: int, tasks: dict[str, Figure],
                 groups: dict[str, Figure], overall: Figure | None) -> None:
     """Each figure's `strict` beside it: the same aggregation (intervals, groups, overall) of the scores the strict
-    extraction pipeline's readings got (samples' `secondary.strict`, see scoring.STRICT). A task whose samples lack
-    them (a run scored before pipelines existed and not re-scored) has none, and then neither have groups nor
-    overall."""
+    extraction pipeline's readings got (samples' `secondary.strict`, see scoring.STRICT). A figure all of whose items
+    the strict pipeline scored as the flexible one did is the same figure (its own extraction failures aside), so equal
+    readings never show different intervals. A task whose samples lack strict readings (a run scored before pipelines
+    existed and not re-scored) has none, and then neither have groups nor overall."""
     from climedbench.scoring import STRICT
 
     strict: dict[str, TaskScores] = {}
@@ -400,13 +401,22 @@ def _add_strict(by_task: Mapping[str, TaskScores], suite: Suite, seed: int, task
     if not strict:
         return
     s_tasks, s_groups, s_overall = aggregate(strict, suite, seed=seed)
+    same = {c for c, sec in strict.items()
+            if (sec.scores, sec.stats, sec.failures) == (by_task[c].scores, by_task[c].stats, by_task[c].failures)}
+
+    def twin(main: Figure, computed: Figure, codes: list[str]) -> Figure:
+        if not set(codes) <= same:
+            return computed
+        return main.model_copy(update={"extraction_failures": computed.extraction_failures, "counts": {},
+                                       "secondary": None, "strict": None})
+
     for code, fig in s_tasks.items():
         if code in tasks:
-            tasks[code].strict = fig
+            tasks[code].strict = twin(tasks[code], fig, [code])
     if len(strict) < len([c for c, d in by_task.items() if d.n]):
         return
     for key, fig in s_groups.items():
         if key in groups:
-            groups[key].strict = fig
+            groups[key].strict = twin(groups[key], fig, groups[key].tasks or [])
     if overall is not None and s_overall is not None:
-        overall.strict = s_overall
+        overall.strict = twin(overall, s_overall, overall.tasks or [])
