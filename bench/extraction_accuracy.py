@@ -9,6 +9,7 @@ answer is none) and how many are ABSTENTIONS (no answer read where one was expec
     python bench/extraction_accuracy.py --real-responses DIR     # with the 360 real ClinicBench responses
     python bench/extraction_accuracy.py --real-v12 PATH.jsonl    # with the 491 real responses of set v12
     python bench/extraction_accuracy.py --write-pins             # rewrite tests/fixtures/extraction_pinned.json
+    python bench/extraction_accuracy.py --pipeline strict        # read by stated-answer rules only (docs/REPORT.md)
 
 The table has the development sets (the fixtures and bench/data/extraction_real_v11.jsonl), the real ClinicBench
 responses and set v12 (each a row saying how to add it when its responses are not given: neither is redistributed;
@@ -35,7 +36,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from climedbench.extract import extract
+from climedbench.extract import PIPELINES, Pipeline, extract
 from climedbench.extractors import extract_label
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,12 +54,12 @@ DEVELOPMENT = [FIXTURES / n for n in (
     "extraction_classes_v11.jsonl")] + [DATA / "extraction_real_v11.jsonl"]
 
 
-def read(case: dict) -> object:
-    """The answer the extractor reads from one fixture case."""
+def read(case: dict, pipeline: Pipeline = "flexible") -> object:
+    """The answer the extractor reads from one fixture case (by the extraction pipeline `pipeline`)."""
     if case["kind"] == "label":
-        return extract_label(case["response"], tuple(case["labels"])).answer
-    return extract(case["kind"], case["response"], case.get("options") or "ABCDE", case.get("option_texts") or None
-                   ).answer
+        return extract_label(case["response"], tuple(case["labels"]), pipeline=pipeline).answer
+    return extract(case["kind"], case["response"], case.get("options") or "ABCDE", case.get("option_texts") or None,
+                   pipeline).answer
 
 
 @dataclass
@@ -93,11 +94,11 @@ class Tally:
 HEADER = f"{'set':34s} {'n':>5s} {'right':>5s} {'acc':>7s} {'misr':>4s} {'misr%':>6s} {'abst':>4s} {'abst%':>6s}"
 
 
-def measure(cases: list[dict]) -> tuple[Tally, dict[str, Tally]]:
+def measure(cases: list[dict], pipeline: Pipeline = "flexible") -> tuple[Tally, dict[str, Tally]]:
     """The whole set's tally and one per kind (and per language or source, when the cases say)."""
     total, by = Tally(), defaultdict(Tally)
     for c in cases:
-        got = read(c)
+        got = read(c, pipeline)
         total.add(c["id"], got, c["expected"])
         keys = [f"kind={c['kind']}"] + ([f"lang={c['lang']}"] if "lang" in c else []) + (
             [f"source={str(c['source']).split('/')[-1]}"] if "source" in c else [])
@@ -163,13 +164,17 @@ def main() -> None:
     ap.add_argument("--write-pins", action="store_true",
                     help=f"write the ids read right in each development set to {PINS.relative_to(ROOT)} (the cases "
                          "tests/test_extract_pinned.py keeps right); only when no case pinned before went wrong")
+    ap.add_argument("--pipeline", choices=PIPELINES, default="flexible",
+                    help="extraction pipeline: flexible (every rule, what scores use) or strict (stated answers only)")
     ap.add_argument("paths", nargs="*", type=Path, help="development sets (default: the fixtures in tests/fixtures)")
     args = ap.parse_args()
+    if args.write_pins and args.pipeline != "flexible":
+        ap.error("--write-pins pins the flexible pipeline's readings")
     print(HEADER)
     pins: dict[str, list[str]] = {}
     for path in args.paths or [p for p in DEVELOPMENT if p.exists()]:
         cases = load(path)
-        total, by = measure(cases)
+        total, by = measure(cases, args.pipeline)
         wrong = {w.split(":", 1)[0] for w in total.wrong_ids}
         pins[path.name] = [c["id"] for c in cases if c["id"] not in wrong]
         print(total.row(path.name))
@@ -184,7 +189,7 @@ def main() -> None:
                 "--real-v12 PATH (a copy of real_v12.jsonl)")]
     for name, source, cases, slices, how in rebuilt:  # sets whose responses are rebuilt from files users have
         if source:
-            total, by = measure(cases(source))
+            total, by = measure(cases(source), args.pipeline)
             print(total.row(name))
             for key in sorted(by) if slices else []:
                 print(by[key].row("  " + key))
@@ -193,7 +198,7 @@ def main() -> None:
         elif not args.paths:
             print(f"{name:34s} not measured: {how}")
     for path in args.blind or ([] if args.paths else [BLIND]):
-        total, _ = measure(load(path))
+        total, _ = measure(load(path), args.pipeline)
         print(total.row(f"{path.name} (blind)"))
     if args.write_pins:
         write_pins(pins)

@@ -68,8 +68,10 @@ class TaskScores:
         self.stats.append(list(stats) if stats is not None else None)
         self.failed.append(bool(error))
         for name, result in (secondary or {}).items():
+            # (The strict pipeline's record says whether it read no answer: `failed`.)
             self.secondary.setdefault(name, TaskScores()).add(result["score"], result.get("stats"), error=error,
-                                                              cluster=cluster)
+                                                              cluster=cluster,
+                                                              extraction_failure=bool(result.get("failed")))
         if error:
             self.errors += 1
         elif extraction_failure:
@@ -438,9 +440,49 @@ def build_results(samples: Iterable[SampleLike], suite: Suite, model: str, seed:
     for code, count in (planned or {}).items():
         by_task.setdefault(code, TaskScores()).planned = count
     tasks, groups, overall = aggregate(by_task, suite, seed=seed)
+    _add_strict(by_task, suite, seed, tasks, groups, overall)
     for code, fig in tasks.items():
         if suite.task(code).metric == "similarity":
             fig.variant = similarity
         fig.generation_noise = noise.get(code)
     return Results(model=model, suite=suite.suite, suite_version=suite.version, tasks=tasks, groups=groups,
                    overall=overall, epochs={"k": k, "reducer": reducer or "mean"} if k > 1 else None)
+
+
+def _add_strict(by_task: Mapping[str, TaskScores], suite: Suite, seed: int, tasks: dict[str, Figure],
+                groups: dict[str, Figure], overall: Figure | None) -> None:
+    """Each figure's `strict` beside it: the same aggregation (intervals, groups, overall) of the scores the strict
+    extraction pipeline's readings got (samples' `secondary.strict`, see scoring.STRICT). A figure all of whose items
+    the strict pipeline scored as the flexible one did is the same figure (its own extraction failures aside), so equal
+    readings never show different intervals. A task whose samples lack strict readings (a run scored before pipelines
+    existed and not re-scored) has none, and then neither have groups nor overall."""
+    from climedbench.scoring import STRICT
+
+    strict: dict[str, TaskScores] = {}
+    for code, data in by_task.items():
+        sec = data.secondary.get(STRICT)
+        if sec is not None and len(sec.scores) == len(data.scores):
+            sec.planned = data.planned
+            strict[code] = sec
+    if not strict:
+        return
+    s_tasks, s_groups, s_overall = aggregate(strict, suite, seed=seed)
+    same = {c for c, sec in strict.items()
+            if (sec.scores, sec.stats, sec.failures) == (by_task[c].scores, by_task[c].stats, by_task[c].failures)}
+
+    def twin(main: Figure, computed: Figure, codes: list[str]) -> Figure:
+        if not set(codes) <= same:
+            return computed
+        return main.model_copy(update={"extraction_failures": computed.extraction_failures, "counts": {},
+                                       "secondary": None, "strict": None})
+
+    for code, fig in s_tasks.items():
+        if code in tasks:
+            tasks[code].strict = twin(tasks[code], fig, [code])
+    if len(strict) < len([c for c, d in by_task.items() if d.n]):
+        return
+    for key, fig in s_groups.items():
+        if key in groups:
+            groups[key].strict = twin(groups[key], fig, groups[key].tasks or [])
+    if overall is not None and s_overall is not None:
+        overall.strict = twin(overall, s_overall, overall.tasks or [])

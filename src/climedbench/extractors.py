@@ -2,12 +2,15 @@
 
 An extractor is `(response, item, task) -> Extraction`; the suite names it per task (`extractor:`), or
 the task's answer kind picks the default (single → choice, multi → choices, order → order, keywords →
-keywords, text → text, label → label, labels → labels, entities → entities).
+keywords, text → text, label → label, labels → labels, entities → entities). An extractor that also takes a
+`pipeline` keyword reads by that extraction pipeline (`flexible`, the default, or `strict`: see
+climedbench.extract.base); one that does not (entities, iob_entities, list, and plug-ins that do not ask for it)
+reads the same in both.
 """
 
 from __future__ import annotations
 
-import itertools
+import functools
 import re
 from collections.abc import Callable
 
@@ -22,28 +25,30 @@ from climedbench.extract import (
     extract_order,
     extract_text,
 )
+from climedbench.extract.base import Pipeline
+from climedbench.extract.label import extract_label, extract_labels
 
 Extractor = Callable[[str, Item, Task], Extraction]
 
 
-def _choice(response: str, item: Item, task: Task) -> Extraction:
-    return extract_choice(response, item.letters, option_texts=item.options)
+def _choice(response: str, item: Item, task: Task, pipeline: Pipeline = "flexible") -> Extraction:
+    return extract_choice(response, item.letters, option_texts=item.options, pipeline=pipeline)
 
 
-def _choices(response: str, item: Item, task: Task) -> Extraction:
-    return extract_choice(response, item.letters, multi=True, option_texts=item.options)
+def _choices(response: str, item: Item, task: Task, pipeline: Pipeline = "flexible") -> Extraction:
+    return extract_choice(response, item.letters, multi=True, option_texts=item.options, pipeline=pipeline)
 
 
-def _order(response: str, item: Item, task: Task) -> Extraction:
-    return extract_order(response, item.letters, item.options)
+def _order(response: str, item: Item, task: Task, pipeline: Pipeline = "flexible") -> Extraction:
+    return extract_order(response, item.letters, item.options, pipeline)
 
 
-def _keywords(response: str, item: Item, task: Task) -> Extraction:
-    return extract_keywords(response)
+def _keywords(response: str, item: Item, task: Task, pipeline: Pipeline = "flexible") -> Extraction:
+    return extract_keywords(response, pipeline)
 
 
-def _text(response: str, item: Item, task: Task) -> Extraction:
-    return extract_text(response)
+def _text(response: str, item: Item, task: Task, pipeline: Pipeline = "flexible") -> Extraction:
+    return extract_text(response, pipeline)
 
 
 EXTRACTORS.add("choice", _choice)
@@ -55,132 +60,12 @@ EXTRACTORS.add("text", _text)
 
 # -- labels (yes/no/maybe, relation types, document classes) ----------------------------------------------
 
-_LABEL_MARKER = re.compile(
-    r"(?:final answer|the (?:correct |final |best )?answer(?: to (?:the|this) question)? (?:is|would be|should be)|"
-    r"answer\s*[:：=]|"
-    r"the (?:correct )?(?:label|category|class|relation(?: type)?) (?:is|would be)|label\s*[:：=]|"
-    r"(?:relation|category|class)\s*[:：=]|最终答案|答案(?:是|为)?\s*[:：]?|结论(?:是|为)?\s*[:：]?)\s*",
-    re.I,
-)
-_LABEL_HEDGE = re.compile(r"\b(?:cannot (?:determine|be determined|say)|unclear|not sure|insufficient information|"
-                          r"it depends|depends on|yes and no|"
-                          r"(?:results|findings|evidence) (?:are|is|were|was) mixed)\b|"
-                          r"无法确定|不能确定|视情况而定|取决于", re.I)
-# A Chinese yes/no right after an answer marker ("答案：是", "答案：否。").
-_ZH_YES_NO = re.compile(r"\s*(是|否|不是)(?=[\s。，,.!！;；]|$)")
-_LABEL_CORRECTION = re.compile(r"(?:\bactually|\bwait|on second thought|correction|不对|更正|纠正|改为|修改为|"
-                               r"\b(?:revise|change|update|amend)(?: my)?(?: final)? answer to)\s*[,，:：—–\-]*\s*",
-                               re.I)
-# A concluding statement ("In conclusion, no, …", "Therefore, yes.").
-_CONCLUSION = re.compile(r"(?:in conclusion|in summary|therefore|thus|overall|综上|因此|所以)\s*[,，:：]?\s*", re.I)
+def _label(response: str, item: Item, task: Task, pipeline: Pipeline = "flexible") -> Extraction:
+    return extract_label(response, task.labels or (), task.label_aliases, pipeline)
 
 
-def _label_pattern(label: str) -> re.Pattern[str]:
-    """A label written with any spacing, hyphens or underscores; short all-capital aliases ('PS', 'TPI') match
-    only in capitals, so that 'id' or 'cd' inside prose do not."""
-    words = r"[\s_\-]+".join(re.escape(w) for w in re.split(r"[\s_\-]+", label.strip()) if w)
-    flags = 0 if (label.isupper() and len(label) <= 4) else re.I
-    return re.compile(rf"(?<![A-Za-z0-9]){words}(?![A-Za-z0-9])", flags)
-
-
-def _labels_at(text: str, labels: tuple[str, ...], aliases: dict[str, tuple[str, ...]] | None = None
-               ) -> list[tuple[int, str]]:
-    """(position, label) of every mention of a label or one of its aliases, longer names first where two
-    overlap."""
-    names = [(lab, lab) for lab in labels] + [(a, lab) for lab in labels for a in (aliases or {}).get(lab, ())]
-    found: list[tuple[int, int, str]] = []
-    for name, lab in sorted(names, key=lambda x: len(x[0]), reverse=True):
-        for m in _label_pattern(name).finditer(text):
-            if not any(s <= m.start() < e for s, e, _ in found):
-                found.append((m.start(), m.end(), lab))
-    return sorted((s, lab) for s, _, lab in found)
-
-
-def extract_label(response: str, labels: tuple[str, ...], aliases: dict[str, tuple[str, ...]] | None = None
-                  ) -> Extraction:
-    """One label: the one right after the last answer marker, else a label opening the response, else the
-    only label the response names."""
-    text = clean_response(response)
-    if text is None:
-        return Extraction(None, "unterminated_reasoning")
-    if not text.strip():
-        return Extraction(None, "empty")
-    mentions = _labels_at(text, labels, aliases)
-    # A correction names the answer: "No, I don't think so. Actually — yes."
-    corrected = [lab for c in _LABEL_CORRECTION.finditer(text) for pos, lab in mentions
-                 if c.end() <= pos <= c.end() + 3]
-    if corrected:
-        return Extraction(corrected[-1], "label_correction")
-    stated = []
-    for m in _LABEL_MARKER.finditer(text):
-        near = [lab for pos, lab in mentions if m.end() <= pos <= m.end() + 3]
-        if near:
-            stated.append((m.start(), near[0]))
-    # Two answer statements that disagree with no correction between them ("Answer: yes\nAnswer: no").
-    for (p1, a), (p2, b) in itertools.pairwise(stated):
-        if a != b and not _LABEL_CORRECTION.search(text, p1, p2 + 20):
-            return Extraction(None, "inconsistent")
-    for m in reversed(list(_LABEL_MARKER.finditer(text))):
-        # "The correct answer is B) no": an option letter may stand before the label.
-        letter = re.match(r"\s*(?:\(?[A-Z][).:]\s*)?", text[m.end():])
-        start = m.end() + (len(letter.group(0)) if letter else 0)
-        after = [lab for pos, lab in mentions if m.end() <= pos <= start + 3]
-        if after:
-            return Extraction(after[0], "label_marker")
-        zh = _ZH_YES_NO.match(text, m.end())
-        if zh and {"yes", "no"} <= {lab.lower() for lab in labels}:
-            return Extraction(next(lab for lab in labels if lab.lower() == ("yes" if zh.group(1) == "是" else "no")),
-                              "label_marker")
-    opening = text.strip()[:120]
-    if _LABEL_HEDGE.search(re.split(r"(?<=[.。!?！？])\s", opening, maxsplit=1)[0]):
-        return Extraction(None, "hedge")  # "Yes and no — it depends on the timing."
-    zh = re.match(r"\s*(是的|是|否|不是)(?=[\s。，,.!！;；]|$)", text)  # "是的，两者存在相互作用。"
-    if zh and {"yes", "no"} <= {lab.lower() for lab in labels}:
-        wanted = "yes" if zh.group(1).startswith("是") else "no"
-        return Extraction(next(lab for lab in labels if lab.lower() == wanted), "leading_label")
-    lead = [lab for pos, lab in mentions if pos <= len(text) - len(text.lstrip()) + 2]
-    if lead:
-        # A conclusion that names a different label contradicts the opening one ("Yes. … In conclusion, no").
-        concluded = [lab for c in _CONCLUSION.finditer(text) for pos, lab in mentions if c.end() <= pos <= c.end() + 2]
-        if concluded and concluded[-1] != lead[0]:
-            return Extraction(None, "inconsistent")
-        return Extraction(lead[0], "leading_label")
-    # A label alone on the last line ("…a well-documented interaction.\n\n**yes**").
-    last = text.strip().rsplit("\n", 1)[-1].strip(" \t.。!！*")
-    on_last = [lab for pos, lab in mentions if pos >= len(text.rstrip()) - len(last) - 4]
-    if on_last and _labels_at(last, labels, aliases) and len(last) <= len(on_last[-1]) + 2:
-        return Extraction(on_last[-1], "last_line_label")
-    distinct = {lab for _, lab in mentions}
-    if len(distinct) == 1 and not _LABEL_HEDGE.search(text):
-        return Extraction(distinct.pop(), "only_label")
-    return Extraction(None, "hedge" if distinct else "no_label")
-
-
-def extract_labels(response: str, labels: tuple[str, ...], aliases: dict[str, tuple[str, ...]] | None = None
-                   ) -> Extraction:
-    """A set of labels (multi-label classification): every label the answer names, after the last answer
-    marker when there is one; an explicit 'none' is the empty set."""
-    text = clean_response(response)
-    if text is None:
-        return Extraction(None, "unterminated_reasoning")
-    if not text.strip():
-        return Extraction(None, "empty")
-    markers = list(_LABEL_MARKER.finditer(text))
-    region = text[markers[-1].end():] if markers else text
-    named = sorted({lab for _, lab in _labels_at(region, labels, aliases)})
-    if named:
-        return Extraction(named, "labels_marker" if markers else "labels")
-    if re.match(r"\s*(?:none|no (?:label|category|class)|n/a|无)\b", region, re.I):
-        return Extraction([], "labels_none")
-    return Extraction(None, "no_label")
-
-
-def _label(response: str, item: Item, task: Task) -> Extraction:
-    return extract_label(response, task.labels or (), task.label_aliases)
-
-
-def _labels(response: str, item: Item, task: Task) -> Extraction:
-    return extract_labels(response, task.labels or (), task.label_aliases)
+def _labels(response: str, item: Item, task: Task, pipeline: Pipeline = "flexible") -> Extraction:
+    return extract_labels(response, task.labels or (), task.label_aliases, pipeline)
 
 
 EXTRACTORS.add("label", _label)
@@ -375,3 +260,22 @@ EXTRACTORS.add("list", _list)
 def get_extractor(name: str) -> Extractor:
     """The extractor registered as `name`."""
     return EXTRACTORS.get(name)  # type: ignore[return-value]
+
+
+def read_with(extractor: Extractor, response: str, item: Item, task: Task, pipeline: Pipeline = "flexible"
+              ) -> Extraction:
+    """The extractor's reading by `pipeline`; an extractor without a `pipeline` keyword reads the same by every
+    pipeline (it has no flexible rules to leave out)."""
+    if pipeline == "flexible" or not _takes_pipeline(extractor):
+        return extractor(response, item, task)
+    return extractor(response, item, task, pipeline=pipeline)  # type: ignore[call-arg]
+
+
+@functools.cache
+def _takes_pipeline(extractor: Extractor) -> bool:
+    import inspect
+
+    try:
+        return "pipeline" in inspect.signature(extractor).parameters
+    except (TypeError, ValueError):
+        return False

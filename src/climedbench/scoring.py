@@ -14,8 +14,8 @@ from typing import Any
 from climedbench import metrics
 from climedbench.core.suite import Task
 from climedbench.core.types import Item
-from climedbench.extract import Extraction, strip_reasoning
-from climedbench.extractors import get_extractor
+from climedbench.extract import Extraction, Pipeline, strip_reasoning
+from climedbench.extractors import get_extractor, read_with
 from climedbench.metrics.item import ScoreContext, SimilarityMode, get_metric
 
 _FOLD = str.maketrans({chr(c): chr(c - 0xFEE0) for c in range(0xFF21, 0xFF3B)})
@@ -56,6 +56,12 @@ def follows_format(pattern: str, raw: str) -> bool:
 # Extraction rules that infer an answer from what the text mentions last rather than from a stated answer.
 GUESSING_RULES = frozenset({"option_text", "trailing_letter", "last_line_letters", "ordinal", "order_by_text",
                             "order_completed_by_text", "sequence_sentence", "only_label", "tentative"})
+
+
+# The key, in a sample's `secondary`, of the task's metric scored on the answer the strict extraction pipeline reads
+# (stated answers only; see climedbench.extract.base): {"score", "stats", "method", "failed", "extracted" (only
+# when it differs from the sample's)}.
+STRICT = "strict"
 
 
 @dataclass
@@ -99,13 +105,14 @@ class Scorer:
         return {"rouge_tokenizer": self.tokenizer, "embedder": self.embedder_spec, "similarity": self.similarity}
 
     def extract(self, task: Task, item: Item, raw: str, logprobs: dict[str, float] | None = None,
-                mc_mode: str = "generate") -> Extraction:
-        """The answer read from a response (from first-token log-probabilities in logprob mode)."""
+                mc_mode: str = "generate", pipeline: Pipeline = "flexible") -> Extraction:
+        """The answer read from a response by the extraction `pipeline` (from first-token log-probabilities in logprob
+        mode, in either pipeline: the letter the model ranks first is the letter it states)."""
         if task.answer == "single" and mc_mode == "logprob":
             ext = letter_from_logprobs(logprobs, item.letters)
             if ext.answer is not None:
                 return ext
-        return get_extractor(task.extractor_name)(raw, item, task)
+        return read_with(get_extractor(task.extractor_name), raw, item, task, pipeline)
 
     def score(self, task: Task, item: Item, raw: str | None,
               logprobs: dict[str, float] | None = None, mc_mode: str = "generate",
@@ -117,17 +124,29 @@ class Scorer:
         was still discussing."""
         metric = get_metric(task.metric)
         if raw is None:
-            return Scored(None, "no_response", 0.0, False, metric.score(item, None, task, self.ctx).stats,
-                          secondary=self._secondary(task, item, None))
-        ext = self.extract(task, item, raw, logprobs, mc_mode)
-        if finish_reason == "length" and ext.method in GUESSING_RULES:
-            ext = Extraction(None, f"cut_off_{ext.method}")
+            stats = metric.score(item, None, task, self.ctx).stats
+            secondary = self._secondary(task, item, None)
+            secondary[STRICT] = _strict_record(Extraction(None, "no_response"), 0.0, stats)
+            return Scored(None, "no_response", 0.0, False, stats, secondary=secondary)
+        ext = self._read(task, item, raw, logprobs, mc_mode, finish_reason, "flexible")
         result = metric.score(item, ext.answer, task, self.ctx)
         flags = dict(result.flags)
         if task.prompt.format is not None and mc_mode != "logprob":
             flags["follows_format"] = follows_format(task.prompt.format, raw)
+        secondary = self._secondary(task, item, ext.answer)
+        # The strict pipeline's reading, scored by the same metric (the same score when it reads the same).
+        strict = self._read(task, item, raw, logprobs, mc_mode, finish_reason, "strict")
+        strict_result = result if strict == ext else metric.score(item, strict.answer, task, self.ctx)
+        secondary[STRICT] = _strict_record(strict, float(strict_result.score), strict_result.stats, ext.answer)
         return Scored(ext.answer, ext.method, float(result.score), ext.answer is None, result.stats, flags,
-                      dict(result.alternatives), self._secondary(task, item, ext.answer))
+                      dict(result.alternatives), secondary)
+
+    def _read(self, task: Task, item: Item, raw: str, logprobs: dict[str, float] | None, mc_mode: str,
+              finish_reason: str | None, pipeline: Pipeline) -> Extraction:
+        ext = self.extract(task, item, raw, logprobs, mc_mode, pipeline)
+        if finish_reason == "length" and ext.method in GUESSING_RULES:
+            ext = Extraction(None, f"cut_off_{ext.method}")
+        return ext
 
     def _secondary(self, task: Task, item: Item, answer: Any) -> dict[str, dict[str, Any]]:
         """The task's further metrics (`also:`) of the same extracted answer."""
@@ -142,3 +161,13 @@ class Scorer:
                 continue
             out[ref.metric] = {"score": float(r.score), "stats": list(r.stats) if r.stats is not None else None}
         return out
+
+
+def _strict_record(ext: Extraction, score: float, stats: Any, flexible: Any = None) -> dict[str, Any]:
+    """The strict pipeline's reading and score, as kept in a sample's `secondary`: its answer only when it differs
+    from the flexible reading `flexible` (a free-text answer is not stored twice), and whether it read none."""
+    record = {"score": score, "stats": list(stats) if stats is not None else None, "method": ext.method,
+              "failed": ext.answer is None and ext.method != "no_response"}
+    if ext.answer != flexible:
+        record["extracted"] = ext.answer
+    return record

@@ -328,12 +328,22 @@ Example:
   echo '{"kind": "single", "options": "ABCDE", "response": "综上所述，答案：（Ｃ）"}' | climedbench extract
 
   echo '{"kind": "label", "labels": ["yes", "no", "maybe"], "response": "The answer is no."}' | climedbench extract
+
+  echo '{"kind": "single", "options": "ABCD", "response": "…, so B."}' | climedbench extract --pipeline strict
 """)
-def extract() -> None:
+def extract(
+    pipeline: Annotated[str, typer.Option(help="Extraction pipeline: 'flexible' (every rule; what scores use) or "
+                                               "'strict' (stated answers only: docs/REPORT.md).")] = "flexible",
+) -> None:
     """Read JSON lines {kind, options | labels, response[, option_texts]} on stdin; write {"answer": ...} per
     line. Kinds: single, multi, order, keywords, text, label, labels, entities."""
+    from climedbench.extract import PIPELINES
     from climedbench.extract import extract as do_extract
     from climedbench.extractors import extract_entities, extract_label, extract_labels
+
+    if pipeline not in PIPELINES:
+        raise ConfigError(f"--pipeline must be {' or '.join(PIPELINES)}, not {pipeline!r}")
+    mode: Any = pipeline
 
     for n, line in enumerate(sys.stdin, start=1):
         if not line.strip():
@@ -342,13 +352,13 @@ def extract() -> None:
             obj = json.loads(line)
             kind, response = obj["kind"], str(obj["response"])
             if kind == "label":
-                got = extract_label(response, tuple(obj["labels"]))
+                got = extract_label(response, tuple(obj["labels"]), pipeline=mode)
             elif kind == "labels":
-                got = extract_labels(response, tuple(obj["labels"]))
+                got = extract_labels(response, tuple(obj["labels"]), pipeline=mode)
             elif kind == "entities":
                 got = extract_entities(response)
             elif kind in ("single", "multi", "order", "keywords", "text"):
-                got = do_extract(kind, response, str(obj.get("options", "ABCDE")), obj.get("option_texts"))
+                got = do_extract(kind, response, str(obj.get("options", "ABCDE")), obj.get("option_texts"), mode)
             else:
                 raise ValueError(f"kind must be single, multi, order, keywords, text, label, labels or entities, "
                                  f"not {kind!r}")

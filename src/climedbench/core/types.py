@@ -114,7 +114,9 @@ class Sample(BaseModel):
     flags: dict[str, bool] = Field(default_factory=dict)
     # Other scores of the same answer that re-aggregation may choose (similarity_raw, similarity_rescaled).
     alternatives: dict[str, float] | None = None
-    # Further metrics of the task (`also:` in the suite): metric name → {"score", "stats"}.
+    # Further metrics of the task (`also:` in the suite): metric name → {"score", "stats"}; and `strict`: the task's
+    # metric on the answer the strict extraction pipeline reads → {"score", "stats", "method", "failed", and
+    # "extracted" when it differs from `extracted`}.
     secondary: dict[str, dict[str, Any]] | None = None
     # A task may copy item fields into its samples (an answer the prompt showed: `shown_answer` in its metric
     # options); they are extra keys of the line.
@@ -199,6 +201,8 @@ class Figure(BaseModel):
     # Items in clusters: how many clusters, and the design effect the interval allowed for.
     clusters: int | None = None
     design_effect: float | None = None
+    # The same figure from the strict extraction pipeline's readings (stated answers only; docs/REPORT.md).
+    strict: Figure | None = None
 
     @model_validator(mode="before")
     @classmethod

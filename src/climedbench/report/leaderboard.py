@@ -17,7 +17,7 @@ from climedbench.core.types import Figure, Results
 from climedbench.errors import ConfigError
 from climedbench.report.marks import footnotes, marks, partial_notes, unanswered_notes
 from climedbench.report.page import Cell, Column, Label, Leaderboard, RankInterval, Row, RunInfo
-from climedbench.report.tables import metric_label
+from climedbench.report.tables import STRICT_NOTE, metric_label
 
 
 def label_of(suite: Suite, key: str) -> Label:
@@ -78,7 +78,8 @@ def cell(fig: Figure | None, key: str = "", results: Results | None = None, suit
     lo, hi = fig.ci if fig.ci else (None, None)
     mark = marks(fig, key, results, suite) if results is not None and suite is not None else ""
     return Cell(score=fig.score, lower=lo, upper=hi, n=fig.n, answered=fig.answered if fig.incomplete else None,
-                mark=mark, note=fig.note if fig.score is None else None)
+                mark=mark, note=fig.note if fig.score is None else None,
+                strict=cell(fig.strict) if fig.strict is not None else None)
 
 
 def rank_intervals(runs: list[Run], seed: int = 0) -> tuple[list[RankInterval | None], list[str]]:
@@ -123,6 +124,8 @@ def build_leaderboard(runs: list[Run], infos: list[RunInfo], results: list[Resul
                         meta=dict(res.model_meta or {}), cells={c.key: cell(figs.get(c.key)) for c in columns}))
     used = "".join(c.mark for r in rows for c in r.cells.values())
     notes[:0] = footnotes(used)
+    if any(c.strict is not None for r in rows for c in r.cells.values()):
+        notes.append(STRICT_NOTE.replace("Score reads", "the main figure reads"))
     if published:
         notes.append("Published rows are scores as printed in their source; they have no intervals, item counts "
                      "or rank intervals, and were not made on the same items as the runs.")

@@ -50,6 +50,7 @@ class Cell(BaseModel):
     answered: int | None = None  # set when fewer than n items were answered
     mark: str = ""  # '†' unanswered items, '*' partial (see climedbench.report.marks)
     note: str | None = None  # why there is no score
+    strict: Cell | None = None  # the same figure by the strict extraction pipeline (stated answers only)
 
 
 class Column(BaseModel):

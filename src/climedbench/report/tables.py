@@ -45,15 +45,21 @@ def _n(fig: Figure) -> str:
     return f"{fig.answered}/{fig.n}" if fig.incomplete else str(fig.n)
 
 
+# The footnote of the Strict column (docs/REPORT.md, "Strict and flexible extraction").
+STRICT_NOTE = ("Strict: the same figure with answers read by stated-answer rules only (an answer marker such as "
+               "'答案：B' / 'Answer: B', or a bare letter or sequence); Score reads by every rule (flexible). "
+               "A large gap means the score leans on answers inferred from loose text.")
+
+
 def run_table(results: Results, suite: Suite) -> Table:
-    """One model: every task with metric, n, score, interval and extraction failures, grouped by the
-    suite's first level; group means; the overall score."""
+    """One model: every task with metric, n, score, interval, the strict figure (when the run has one) and extraction
+    failures, grouped by the suite's first level; group means; the overall score."""
     table = Table(title=f"{suite.title} — {results.model}", title_justify="left")
     first = suite.levels[0].en if suite.levels else "Group"
-    for col, kw in ((first or "Group", {}), ("Task", {}), ("Name", {}), ("Metric", {}),
-                    ("n", {"justify": "right"}), ("Score [95% CI]", {"justify": "right"}),
-                    ("No answer", {"justify": "right"})):
-        table.add_column(col, **kw)  # type: ignore[arg-type]
+    with_strict = any(f.strict is not None for f in results.tasks.values())
+    numbers = ["n", "Score [95% CI]", *(["Strict [95% CI]"] if with_strict else []), "No answer"]
+    for col in [first or "Group", "Task", "Name", "Metric", *numbers]:
+        table.add_column(col, justify="right" if col in numbers else "left")
     shown_tasks: set[str] = set()
     used: list[str] = []
 
@@ -62,6 +68,10 @@ def run_table(results: Results, suite: Suite) -> Table:
         m = INCOMPLETE if incomplete(fig) else ""
         used.append(m)
         return m
+
+    def scores(fig: Figure, key: str) -> list[str]:
+        """The score cell, and the strict one when the table has that column."""
+        return [_fmt(fig, mark=mark(fig, key))] + ([_fmt(fig.strict)] if with_strict else [])
 
     def task_row(code: str, group_label: str) -> None:
         fig = results.tasks[code]
@@ -72,8 +82,7 @@ def run_table(results: Results, suite: Suite) -> Table:
                  + (f" ({judged} judged)" if judged else ""))
         metric = metric_label(task.metric) + (f" ({fig.aggregation})" if fig.aggregation not in (None, "mean")
                                               else "") + (f" ({fig.variant})" if fig.variant else "")
-        table.add_row(group_label, code, task.name.text(suite.language), metric, _n(fig),
-                      _fmt(fig, mark=mark(fig, code)), fails)
+        table.add_row(group_label, code, task.name.text(suite.language), metric, _n(fig), *scores(fig, code), fails)
         shown_tasks.add(code)
 
     for key, members in suite.by_dimension().items():
@@ -86,10 +95,10 @@ def run_table(results: Results, suite: Suite) -> Table:
             sub_codes = [t.code for t in suite.members(sub) if t.code in results.tasks]
             if g.parent == key and sub in results.groups and len(sub_codes) > 1:
                 table.add_row("", "", f"[i]{suite.name(sub)} mean[/i]", "", _n(results.groups[sub]),
-                              _fmt(results.groups[sub], mark=mark(results.groups[sub], sub)), "", style="dim")
+                              *scores(results.groups[sub], sub), "", style="dim")
         if key in results.groups and len(codes) > 1:
             table.add_row("", "", f"[i]{suite.name(key, 'en').lower()} mean[/i]", "", _n(results.groups[key]),
-                          _fmt(results.groups[key], mark=mark(results.groups[key], key)), "", style="dim")
+                          *scores(results.groups[key], key), "", style="dim")
         table.add_section()
     for code in results.tasks:
         if code not in shown_tasks and suite.lookup(code) is not None:
@@ -99,9 +108,8 @@ def run_table(results: Results, suite: Suite) -> Table:
         n_tasks = len(overall.tasks or [])
         what = (overall.metric if overall.all_tasks is not False
                 else f"{overall.metric} ({n_tasks} of {len(suite.tasks)} tasks)")
-        table.add_row("Overall", "", what, "", _n(overall), _fmt(overall, mark=mark(overall, "overall")), "",
-                      style="bold")
-    _caption(table, footnotes("".join(used)))
+        table.add_row("Overall", "", what, "", _n(overall), *scores(overall, "overall"), "", style="bold")
+    _caption(table, footnotes("".join(used)) + ([STRICT_NOTE] if with_strict else []))
     return table
 
 
