@@ -81,3 +81,16 @@ def test_the_examination_header_is_not_a_name():
     note = "现病史：胸闷3天。\n查体：血压130/80mmHg，心肺无异常。"
     spans = Analyzer(ner=False).analyze(note, "zh")
     assert [note[s.start:s.end] for s in spans if s.entity == "NAME"] == []
+
+
+def test_drugs_and_anatomy_at_a_sentence_start_are_not_names():
+    # spaCy tags a capitalised drug or Latin anatomy word opening a sentence as PERSON; 窦律 (sinus rhythm) reads as
+    # surname 窦 + given name in jieba
+    analyzer = Analyzer()
+    for note, lang in (("Started apixaban 5 mg twice daily. Apixaban was held before surgery.", "en"),
+                       ("Metoprolol was increased. Rate control improved.", "en"),
+                       ("Fascia iliaca block was performed.", "en"),
+                       ("予胺碘酮复律，维持窦律。", "zh")):
+        assert [note[s.start:s.end] for s in analyzer.analyze(note, lang) if s.entity == "NAME"] == [], note
+    note = "Seen by Dr Margaret Ellison. Mrs Ellison's daughter called."  # real names still found
+    assert {note[s.start:s.end] for s in analyzer.analyze(note, "en") if s.entity == "NAME"} >= {"Margaret Ellison"}

@@ -315,6 +315,15 @@ def en_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
     return found
 
 
+def _drug_word(words: list[str], text: str) -> bool:
+    """A one-word "person" that is a drug: it ends in a generic drug-name stem, or the note also writes it in lower
+    case (names are capitalised; "Apixaban was held" beside "started apixaban")."""
+    if len(words) != 1:
+        return False
+    w = words[0].strip(".,;:")
+    return w.lower().endswith(lexicon.DRUG_STEMS) or re.search(rf"\b{re.escape(w.lower())}\b", text) is not None
+
+
 def spacy_persons(doc: object, text: str) -> list[Span]:
     """PERSON entities of an English spaCy pipeline, without eponyms and section words."""
     out = []
@@ -327,7 +336,7 @@ def spacy_persons(doc: object, text: str) -> list[Span]:
         value = text[trimmed[0]:trimmed[1]]
         words = value.split()
         if not re.search(r"[A-Z][a-z]{2,}", value) or re.search(r"\d", value) or \
-                any(w.lower() in lexicon.EN_NOT_NAMES for w in words):
+                any(w.lower() in lexicon.EN_NOT_NAMES for w in words) or _drug_word(words, text):
             continue
         out.append(Span(*trimmed, NAME, 0.7, "spacy-person"))
     return out

@@ -97,7 +97,15 @@ EN_NOT_NAMES = frozenset(w.lower() for w in (
     "DOB", "MRN", "SSN", "Age", "Sex", "Acct", "CSN", "Room", "Bed", "Adm", "PCP", "Attn", "FIN", "Ref", "Tel",
     "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "January", "February", "March",
     "April", "May", "June", "July", "August", "September", "October", "November", "December",
+    # Anatomy spaCy takes for a first name at a sentence's start ("Fascia iliaca block was performed").
+    "Fascia", "Iliaca", "Vena", "Cava", "Bundle", "Sinus", "Vagus", "Ligamentum", "Corpus", "Pars", "Bursa",
 ))
+# Endings of generic drug names (INN stems): a single capitalised word with one is a drug at a sentence's start
+# (Apixaban, Metoprolol), not a person, when spaCy tags it PERSON.
+DRUG_STEMS = ("aban", "pril", "sartan", "olol", "statin", "mab", "tinib", "nib", "azole", "prazole", "cillin",
+              "mycin", "cycline", "floxacin", "dipine", "parin", "gliptin", "gliflozin", "glutide", "tidine",
+              "setron", "vir", "afil", "triptan", "lukast", "semide", "thiazide", "oxetine", "azepam", "azolam",
+              "codone", "caine", "sone", "olone", "formin", "gatran", "grel", "terol", "tropium", "dronate")
 ORG_SUFFIXES_ZH = (
     "人民医院", "中医医院", "中医院", "中西医结合医院", "妇幼保健院", "妇幼保健医院", "儿童医院", "肿瘤医院", "胸科医院",
     "传染病医院", "精神卫生中心", "精神病医院", "口腔医院", "眼科医院", "医院", "卫生院", "卫生服务中心", "卫生服务站",
@@ -178,4 +186,5 @@ def china_places() -> tuple[frozenset[str], frozenset[str]]:
 
 # Clinical words absent from jieba's dictionary that its HMM tags as person names (查体 "physical examination" at a
 # line's start reads as surname 查 + given name 体); never names on jieba's tag alone.
-ZH_CLINICAL_NOT_NAMES = frozenset(("查体", "专科查体", "谷丙", "谷草", "甘精", "罗格", "孟鲁司", "贝那", "白蛋白"))
+ZH_CLINICAL_NOT_NAMES = frozenset(("查体", "专科查体", "谷丙", "谷草", "甘精", "罗格", "孟鲁司", "贝那", "白蛋白", "窦律",
+                                   "窦性"))
