@@ -6,6 +6,7 @@
     python bench/interval_coverage.py --missing [--reps 400]  # with failed requests, not missing at random
     python bench/interval_coverage.py --clustered [--reps 400] # items in clusters (ICC 0.1–0.5, sizes 1–8)
     python bench/interval_coverage.py --epochs [--reps 400]    # K = 3 sampled answers per item, mean reducer
+    python bench/interval_coverage.py --across [--reps 400]    # one record yields an item in each of 3–5 tasks
 
 Each replication draws, for every CliMedBench task, a true score and n items (n from 1 to 200) and simulates
 item scores: accuracies as Bernoulli(p); Kendall's τ (CPR, SSO) as an exact order with probability q, else
@@ -36,6 +37,13 @@ by kind and number of clusters. With --epochs, each item has its own chance q_i 
 answer and is asked K = 3 times (temperature noise: each answer Bernoulli(q_i)); the truth is p. It prints the
 coverage of the interval that treats the 3n answers as independent items and of climedbench's (epochs reduced to
 one score per item by the mean reducer, climedbench.epochs).
+
+With --across, G records (G from 5 to 100) each yield one item in each of K = 3–5 accuracy tasks (ID#1…ID#4, DS, as
+one EHR is cut into several CliMedBench scenarios). A record has a quantile u_g ~ U(0, 1) shared by its items: its
+chance in task t is the u_g-quantile of Beta(p_t·κ, (1 − p_t)·κ), so within a task the outcomes of a record would have
+ICC ρ ∈ [0.1, 0.5] and across tasks a record's items are right or wrong together. The truth of the overall score is
+the mean of the K p_t. It prints the coverage of the overall interval with the records' clusters ignored (tasks
+combined as independent) and with them declared (climedbench.metrics.cross_task), by G.
 """
 
 from __future__ import annotations
@@ -256,6 +264,48 @@ def clustered_main(args: argparse.Namespace) -> None:
     sys.exit(0 if ok else 1)
 
 
+ACROSS_TASKS = ("ID#1", "ID#2", "ID#3", "ID#4", "DS")
+RECORDS = (5, 10, 20, 50, 100)
+
+
+def across_main(args: argparse.Namespace) -> None:
+    """Coverage of the overall interval when every record yields an item in each of K tasks."""
+    from scipy.special import betaincinv
+
+    rng = np.random.default_rng(args.seed)
+    suite = load_suite()
+    hits: dict[tuple[str, int], list[bool]] = defaultdict(list)
+    widths: dict[str, list[float]] = defaultdict(list)
+    for _ in range(args.reps):
+        k, records = int(rng.integers(3, 6)), int(rng.choice(RECORDS))
+        rho = float(rng.uniform(0.1, 0.5))
+        kappa = (1 - rho) / rho
+        p = rng.uniform(0.05, 0.95, k)
+        u = rng.random(records)
+        chance = betaincinv(p[:, None] * kappa, (1 - p[:, None]) * kappa, u[None, :])  # (k, records)
+        right = (rng.random((k, records)) < chance).astype(float)
+        labels = [f"ehr{g}" for g in range(records)]
+        seed = int(rng.integers(1 << 30))
+        for way, clusters in (("independent", [None] * records), ("cluster-aware", labels)):
+            data = {code: TaskScores(list(right[t]), [None] * records, clusters=list(clusters))
+                    for t, code in enumerate(ACROSS_TASKS[:k])}
+            overall = aggregate(data, suite, seed=seed, replicates=1000)[2]
+            assert overall is not None and overall.ci is not None
+            hits[(way, records)].append(overall.ci[0] - 1e-9 <= float(p.mean()) * 100 <= overall.ci[1] + 1e-9)
+            widths[way].append(overall.ci[1] - overall.ci[0])
+    print(f"{args.reps} simulated runs; G records × one item in each of 3–5 tasks, ICC 0.1–0.5 (simulated data)\n")
+    print(f"{'overall interval':<17} " + "  ".join(f"G {g}".rjust(7) for g in RECORDS) + "      all  mean width")
+    total = {}
+    for way in ("independent", "cluster-aware"):
+        cells = [float(np.mean(hits[(way, g)])) for g in RECORDS]
+        total[way] = float(np.mean([h for g in RECORDS for h in hits[(way, g)]]))
+        print(f"{way:<17} " + "  ".join(f"{c:7.3f}" for c in cells) + f"  {total[way]:7.3f}"
+              f"  {float(np.mean(widths[way])):10.1f}")
+    ok = total["cluster-aware"] >= 0.93
+    print("PASS" if ok else "FAIL", "(target: the cluster-aware overall interval covers ≥ 0.93)")
+    sys.exit(0 if ok else 1)
+
+
 def epochs_main(args: argparse.Namespace, k: int = 3) -> None:
     """Coverage with K sampled answers per item: answers as independent items vs reduced per item (mean)."""
     from climedbench.aggregate import build_results
@@ -300,7 +350,12 @@ def main() -> None:
                                                            "against the estimate).")
     ap.add_argument("--clustered", action="store_true", help="Items in clusters (ICC 0.1–0.5, sizes 1–8).")
     ap.add_argument("--epochs", action="store_true", help="K = 3 sampled answers per item (temperature noise).")
+    ap.add_argument("--across", action="store_true", help="Records that yield an item in each of 3–5 tasks "
+                                                          "(clusters across tasks; the overall interval).")
     args = ap.parse_args()
+    if args.across:
+        across_main(args)
+        return
     if args.clustered:
         clustered_main(args)
         return

@@ -33,7 +33,7 @@ import numpy as np
 
 from climedbench.core.suite import Suite, Task
 from climedbench.core.types import Figure, Results
-from climedbench.metrics import clustered, intervals
+from climedbench.metrics import clustered, cross_task, intervals
 from climedbench.metrics.aggregations import get_aggregation
 from climedbench.metrics.item import get_metric
 
@@ -302,6 +302,9 @@ def aggregate(by_task: Mapping[str, TaskScores], suite: Suite, *, seed: int = 0,
     points: dict[str, float] = {}
     lows: dict[str, np.ndarray] = {}
     highs: dict[str, np.ndarray] = {}
+    items: dict[str, cross_task.TaskItems] = {}  # mean-aggregation tasks' answered items, for clusters across tasks
+    spreads: dict[str, float] = {}
+    draws: dict[str, np.ndarray] = {}
     for t in suite.tasks:
         data = by_task.get(t.code)
         if data is None or data.n == 0:
@@ -316,6 +319,11 @@ def aggregate(by_task: Mapping[str, TaskScores], suite: Suite, *, seed: int = 0,
             tasks[t.code] = Figure(score=None, note=_no_answer_note(data), **common)
             continue
         points[t.code] = value.point
+        draws[t.code], spreads[t.code] = value.draws, float(np.std(value.draws))
+        if t.aggregation == "mean" and len(data.clusters) == len(data.scores):
+            keep = [i for i, f in enumerate(data.failures) if not f]
+            items[t.code] = cross_task.TaskItems(np.asarray([data.scores[i] for i in keep]),
+                                                 [data.clusters[i] for i in keep])
         assert value.low is not None and value.high is not None
         lows[t.code], highs[t.code] = value.low, value.high
         tasks[t.code] = Figure(score=round(value.point * 100, 2), ci=_ci(value.interval), interval=value.method,
@@ -335,6 +343,14 @@ def aggregate(by_task: Mapping[str, TaskScores], suite: Suite, *, seed: int = 0,
         point = float(np.mean([np.mean([points[c] for c in part]) for part in scored if part]))
         low = np.mean([np.mean([lows[c] for c in part], axis=0) for part in parts], axis=0)
         high = np.mean([np.mean([highs[c] for c in part], axis=0) for part in parts], axis=0)
+        label = "mean of task draws"
+        across = _across_tasks(scored, items, spreads, suite)
+        if across is not None:
+            factor, n_clusters, (lo_end, hi_end), weights = across
+            extra_spread = (factor - 1.0) * sum(w * (draws[c] - points[c]) for c, w in weights.items())
+            low, high = np.clip(low + extra_spread, lo_end, hi_end), np.clip(high + extra_spread, lo_end, hi_end)
+            label = f"mean of task draws, ×{factor:.2f} for {n_clusters} clusters across tasks"
+            base.update(clusters=n_clusters, design_effect=round(factor ** 2, 4))
         if all(tasks[c].complete for c in codes):
             ci = intervals.percentile(low, point=point)
         else:
@@ -342,10 +358,26 @@ def aggregate(by_task: Mapping[str, TaskScores], suite: Suite, *, seed: int = 0,
         unscored = [c for c in codes if c not in points]
         if unscored:
             base["note"] = f"score from the tasks with answers; no answers in {', '.join(unscored)}"
-        return Figure(score=round(point * 100, 2), ci=_ci(ci), interval="mean of task draws", **base)
+        return Figure(score=round(point * 100, 2), ci=_ci(ci), interval=label, **base)
 
     groups, overall = _roll_up(tasks, suite, combined)
     return tasks, groups, overall
+
+
+def _across_tasks(scored: list[list[str]], items: Mapping[str, cross_task.TaskItems], spreads: Mapping[str, float],
+                  suite: Suite) -> tuple[float, int, tuple[float, float], dict[str, float]] | None:
+    """(factor, clusters, range, task weights) when a cluster spans tasks of the combination `scored`
+    (climedbench.metrics.cross_task); None otherwise, and then its interval is the mean of independent task draws."""
+    parts = [part for part in scored if part]
+    weights: dict[str, float] = {}
+    for part in parts:
+        for c in part:
+            weights[c] = weights.get(c, 0.0) + 1.0 / (len(parts) * len(part))
+    found = cross_task.widening(items, weights, spreads)
+    if found is None:
+        return None
+    ranges = [score_range(suite.task(c)) for c in weights]
+    return found[0], found[1], (min(r[0] for r in ranges), max(r[1] for r in ranges)), weights
 
 
 def _secondary(task: Task, data: TaskScores, replicates: int, rng: np.random.Generator) -> dict[str, Figure] | None:
