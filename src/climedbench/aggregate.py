@@ -14,6 +14,8 @@ percentile interval of the same mean of the task draws, so it carries the uncert
 Samples are ordered by uid before aggregating, so shards of a run aggregate to the same figures.
 Samples of several epochs (`run --epochs K`) are first reduced to one per item (climedbench.epochs), and items that
 declare a `cluster` get cluster-robust task intervals (climedbench.metrics.clustered; `clusters`, `design_effect`).
+When a cluster has items in several tasks of a group (or of the overall), the mean of task draws is widened about its
+figure by the CR1 correlations of the task means (climedbench.metrics.cross_task); otherwise it is left as it is.
 
 Unanswered items (failed requests; planned items a stopped run never asked) are not scored as wrong: a task's
 figure is that of its answered items, its interval is widened to hold every outcome the unanswered items could

@@ -17,7 +17,8 @@
 Items in clusters (the same source record): climedbench.metrics.clustered adjusts each of these.
 `bench/interval_coverage.py` measures the coverage of all of these by simulation with known truth.
 Combined figures (a group, the overall score) are the same mean of per-task *draws*: Beta posterior draws
-for accuracies, t draws for graded means, bootstrap replicates for corpus aggregations.
+for accuracies, t draws for graded means, bootstrap replicates for corpus aggregations (widened by
+climedbench.metrics.cross_task when a cluster spans tasks).
 """
 
 from __future__ import annotations
