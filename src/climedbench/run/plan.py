@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from climedbench import __version__
+from climedbench.core.plugins import include_dirs
 from climedbench.core.suite import Suite, Task, load_suite
 from climedbench.core.types import Item, RunSpec, ShardInfo, sample_key
 from climedbench.data.hashing import data_hash
@@ -321,6 +322,7 @@ def _run_spec(opts: RunOptions, suite: Suite, tasks: list[Task], report: LoadRep
         epoch_reducer=opts.epoch_reducer if opts.epochs > 1 else None,
         plan_sha256=whole,
         shard=shard,
+        include_path=[str(d) for d in include_dirs()] or None,
         versions=_versions(),
         git_commit=_git_commit(),
         platform=platform.platform(),
