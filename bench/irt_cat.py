@@ -63,7 +63,8 @@ def main() -> None:
     size_note = " (quick run: full-size target)" if args.quick else ""
     print(f"IRT/CAT benchmark: {n_items} items, seed {args.seed}{' [quick]' if args.quick else ''}")
 
-    layout = suite_layout(load_suite("climedbench"))
+    suite = load_suite("climedbench")
+    layout = suite_layout(suite)
     truth = generate_bank(n_items, rng, layout=layout)
 
     # 1-2. calibration speed and recovery
@@ -137,13 +138,14 @@ def main() -> None:
     # 5-6. the paper panel: seven models at the paper's overall scores, predicted with the calibrated bank
     print(f"paper panel, stratified design: 7 models x {reps} replications, 243 items, bank calibrated on 1000 "
           "examinees:")
-    panel_st = panel_study(truth, CATEngine(linked, CATConfig(max_items=243)), rng, replications=reps)
+    panel_st = panel_study(truth, CATEngine(linked, CATConfig(max_items=243)), rng,
+                           scores=suite.published_overall, replications=reps)
     report("stratified: MAE of predicted overall score (paper: 2.45)", panel_st["mae"], "(none)", None)
     report("stratified: 95% interval covers the realised full score", panel_st["coverage"], ">= 0.90",
            panel_st["coverage"] >= 0.90)
     print(f"paper panel, maximum information: 7 models x {reps} replications, 243 items, bank calibrated on 1000 "
           "examinees:")
-    panel = panel_study(truth, CATEngine(linked, cfg), rng, replications=reps)
+    panel = panel_study(truth, CATEngine(linked, cfg), rng, scores=suite.published_overall, replications=reps)
     report("MAE of predicted overall score (paper: 2.45)", panel["mae"], "<= 1.5", panel["mae"] <= 1.5)
     report("95% interval covers the realised full score", panel["coverage"], ">= 0.90",
            panel["coverage"] >= 0.90)
@@ -160,13 +162,15 @@ def main() -> None:
     # the packaged end-to-end study (calibrate, link, CAT with exposure control), as `cat simulate` runs it
     print("simulate(): end-to-end study, defaults (stratified design):")
     metrics: dict[str, Any] = simulate(n_items, n_sim, 243, args.seed, n_calibration=1000,
-                                       panel_replications=min(reps, 50), layout=layout)
+                                       panel_replications=min(reps, 50), layout=layout,
+                                       panel_scores=suite.published_overall)
     print("        " + ", ".join(f"{k} {v:.3f}" for k, v in metrics.items()))
     report("simulate(): exposure_max, defaults", metrics["exposure_max"], "<= 0.25",
            metrics["exposure_max"] <= 0.25)
     print("simulate(): end-to-end study, maximum information with Sympson-Hetter exposure control:")
     metrics = simulate(n_items, n_sim, 243, args.seed, n_calibration=1000, selection="fisher",
-                       exposure="sympson-hetter", panel_replications=min(reps, 50), layout=layout)
+                       exposure="sympson-hetter", panel_replications=min(reps, 50), layout=layout,
+                       panel_scores=suite.published_overall)
     print("        " + ", ".join(f"{k} {v:.3f}" for k, v in metrics.items()))
     report("simulate(): exposure_max with Sympson-Hetter", metrics["exposure_max"], "<= 0.25",
            metrics["exposure_max"] <= 0.25)

@@ -60,9 +60,6 @@ FILES_ALLOWED: dict[str, str] = {
 
 # Functions (path:qualified name) allowed over MAX_FUNCTION_LINES, with why.
 FUNCTIONS_ALLOWED: dict[str, str] = {
-    "run/plan.py:plan_run": "run/plan.py is being changed by the epochs work (issue 23 part 5); split after it lands",
-    "suites/climedbench/loader.py:build_item": "FIT's misleading answer is moving out of it (the decouple work, issue "
-                                              "23 part 2); split after that lands",
 }
 
 # CLI commands whose parameter list is a declarative table (every parameter an `Annotated[..., typer.Option]`):

@@ -66,6 +66,10 @@ def aggregate_files(paths: list[Path], suite: str | None = None, seed: int | Non
     """results.json figures from sample files (with a run block of what the samples record); `similarity`
     ('raw' or 'rescaled') picks which similarity the samples' alternatives give for similarity tasks."""
     samples, spec = merge_samples(paths)
+    if spec is not None:
+        from climedbench.rescore import include_run_plugins
+
+        include_run_plugins(spec)
     s = load_suite(suite or (spec.suite_source or spec.suite if spec else None))
     unknown = sorted({x.task for x in samples if s.lookup(x.task) is None})
     if unknown:

@@ -18,8 +18,20 @@ from climedbench.scoring import Scorer
 
 
 def suite_of_run(spec: RunSpec) -> Suite:
-    """The suite a run was made with."""
+    """The suite a run was made with (the plug-ins of the run's --include-path folders imported first)."""
+    include_run_plugins(spec)
     return load_suite(spec.suite_source or spec.suite)
+
+
+def include_run_plugins(spec: RunSpec) -> None:
+    """Import the plug-ins of the folders run.json's `include_path` records, so later commands on the run need no
+    --include-path. A recorded folder that is gone is an error, unless this command was given include folders of
+    its own (the plug-ins moved: they are imported from there)."""
+    from climedbench.core.plugins import include, include_dirs
+
+    given = bool(include_dirs())
+    recorded = [d for d in spec.include_path or [] if not given or Path(d).is_dir()]
+    include(recorded, "run.json include_path")
 
 
 def items_of_run(spec: RunSpec, suite: Suite, *, check: bool = True) -> dict[str, Item]:

@@ -21,7 +21,7 @@ from climedbench.irt.bank import ItemBank
 from climedbench.irt.calibrate import fit
 from climedbench.irt.linking import link
 from climedbench.irt.model import prob
-from climedbench.irt.synthetic import PAPER_OVERALL_SCORES, Layout, generate_bank, simulate_responses
+from climedbench.irt.synthetic import Layout, generate_bank, simulate_responses
 
 F64 = NDArray[np.float64]
 
@@ -141,9 +141,9 @@ def realised_overall(bank: ItemBank, answers: NDArray[np.bool_]) -> F64:
 
 
 def panel_study(true_bank: ItemBank, engine: CATEngine, rng: np.random.Generator, *,
-                scores: Mapping[str, float] = PAPER_OVERALL_SCORES,
-                replications: int = 100) -> dict[str, Any]:
-    """Replicate the paper's rapid assessment: simulees whose expected full score equals each model's score.
+                scores: Mapping[str, float], replications: int = 100) -> dict[str, Any]:
+    """Replicate the paper's rapid assessment: simulees whose expected full score equals each model's score
+    (`scores`, e.g. a suite's `published_overall`).
 
     Each replication gives every model a fresh answer sheet for the whole bank (answers drawn from the true
     parameters); the CAT reads its answers from that sheet and predicts the overall score with the engine's
@@ -202,7 +202,7 @@ def simulate(n_items: int = 33735, n_examinees: int = 500, test_length: int = 24
              n_calibration: int = 1000, exposure: str = "sympson-hetter", selection: str = "stratified",
              content: str = "bank", se_target: float | None = None, randomesque_n: int = 5,
              sh_r_max: float = 0.15, panel_replications: int = 50, linking: str = "stocking-lord",
-             layout: Layout | None = None) -> dict[str, float]:
+             layout: Layout | None = None, panel_scores: Mapping[str, float] | None = None) -> dict[str, float]:
     """Simulation study of the whole pipeline; returns exactly the keys in ``METRIC_KEYS``.
 
     1. Draw a true bank of ``n_items`` items over the tasks of ``layout`` (sizes proportional to the official
@@ -217,10 +217,10 @@ def simulate(n_items: int = 33735, n_examinees: int = 500, test_length: int = 24
     Metrics: theta_bias / theta_rmse = mean / RMS of θ̂ − θ; se_mean = mean reported SE; se_empirical = SD of
     θ̂ − θ; exposure_max = largest share of simulees given one item; overlap = mean share of items two
     simulees share; spearman = rank correlation of θ̂ and θ; p_exact_order = share of ``panel_replications``
-    replications in which the CAT's predicted overall scores rank a panel of seven simulees — placed at the
-    abilities whose expected full-bank scores are the paper's seven overall scores (68.5, 69.0, 69.2, 50.2,
-    41.9, 38.7, 32.4) — exactly in the order of those scores (NaN with 0 replications); seconds = wall time
-    of the whole study.
+    replications in which the CAT's predicted overall scores rank a panel of simulees — placed at the
+    abilities whose expected full-bank scores are ``panel_scores`` (a suite's ``published_overall``: for
+    CliMedBench the paper's seven overall scores) — exactly in the order of those scores (NaN with 0 replications
+    or no panel scores); seconds = wall time of the whole study.
     """
     t0 = time.perf_counter()
     if n_items < 1 or n_examinees < 2 or test_length < 1:
@@ -248,8 +248,8 @@ def simulate(n_items: int = 33735, n_examinees: int = 500, test_length: int = 24
     err = st.theta - theta
     rates = exposure_rates(st, n_items)
     p_exact = float("nan")
-    if panel_replications > 0:
-        p_exact = panel_study(truth, engine, rng, replications=panel_replications)["p_exact_order"]
+    if panel_replications > 0 and panel_scores:
+        p_exact = panel_study(truth, engine, rng, scores=panel_scores, replications=panel_replications)["p_exact_order"]
     return {
         "theta_bias": float(err.mean()), "theta_rmse": float(np.sqrt((err**2).mean())),
         "se_mean": float(st.se.mean()), "se_empirical": float(err.std(ddof=1)),

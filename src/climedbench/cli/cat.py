@@ -171,7 +171,8 @@ def simulate_cmd(
     se_target: Annotated[float | None, typer.Option(
         "--se-target", callback=positive, help="Stop early once SE ≤ this.")] = None,
     replications: Annotated[int, typer.Option(
-        "--replications", help="Replications of the paper's 7-model panel (for p_exact_order).")] = 50,
+        "--replications", help="Replications of the panel of the suite's published_overall models "
+        "(CliMedBench: the paper's 7; for p_exact_order).")] = 50,
     as_json: Annotated[bool, typer.Option("--json", help="Print exactly the metrics dict as JSON.")] = False,
     suite: Annotated[str, typer.Option(help="Suite whose tasks shape the simulated bank.")] = "climedbench",
 ) -> None:
@@ -187,9 +188,14 @@ def simulate_cmd(
             raise ConfigError(f"--selection must be one of {', '.join(SELECTIONS)}, got {selection!r}")
         if calibration < 0 or replications < 0:
             raise ConfigError("--calibration and --replications must be >= 0")
+        shape = load_suite(suite)
+        if replications > 0 and not shape.published_overall:
+            typer.echo(f"note: suite {shape.suite} has no published_overall scores, so p_exact_order (the ranking of "
+                       "a panel placed at them) is not computed", err=True)
         metrics = simulate(items, examinees, test_length, seed, n_calibration=calibration, exposure=exposure,
                            selection=selection, content=content, se_target=se_target,
-                           panel_replications=replications, layout=suite_layout(load_suite(suite)))
+                           panel_replications=replications, layout=suite_layout(shape),
+                           panel_scores=shape.published_overall)
     except ClimedError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(code=exc.exit_code) from None

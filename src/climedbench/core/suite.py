@@ -253,6 +253,9 @@ class Suite(BaseModel):
     formats: dict[str, str] = Field(default_factory=dict)
     # Published results bundled with the suite: setting name → CSV path relative to the suite's folder.
     published: dict[str, str] = Field(default_factory=dict)
+    # Published overall scores by model (e.g. a paper's headline figures): `cat simulate` ranks a panel of simulees
+    # placed at these scores (p_exact_order); without them it reports no ranking.
+    published_overall: dict[str, float] = Field(default_factory=dict)
     sections: SectionNames = Field(default_factory=SectionNames)
     analyses: AnalysesSpec = Field(default_factory=AnalysesSpec)
     tasks: list[Task]

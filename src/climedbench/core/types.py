@@ -419,6 +419,9 @@ class RunSpec(BaseModel):
     executor: str | None = None
     # HTTP endpoints (public URLs) the model was served from: not part of its identity (see docs/DISTRIBUTED.md).
     endpoints: list[str] | None = None
+    # The --include-path (and $CLIMEDBENCH_INCLUDE_PATH) folders whose plug-ins the run imported: later commands on
+    # the run (score, report, merge, …) import them again (climedbench.rescore.suite_of_run). Not its identity.
+    include_path: list[str] | None = None
     versions: dict[str, str] = Field(default_factory=dict)
     git_commit: str | None = None
     platform: str | None = None

@@ -27,12 +27,6 @@ def suite_layout(suite: Suite) -> tuple[tuple[str, int, int], ...]:
         out.append((t.code, t.official_size or 1, k))
     return tuple(out)
 
-#: Overall CliMedBench scores of seven models (the paper's Table 2 averages / Figure 11 "regular evaluation").
-PAPER_OVERALL_SCORES: dict[str, float] = {
-    "GPT-4": 68.5, "Qwen": 69.0, "ERNIE-Bot": 69.2, "ChatGLM3": 50.2, "Baichuan": 41.9,
-    "MedicalGPT": 38.7, "HuatuoGPT": 32.4,
-}
-
 
 @dataclass(frozen=True)
 class ItemDistribution:

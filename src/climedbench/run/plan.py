@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from climedbench import __version__
+from climedbench.core.plugins import include_dirs
 from climedbench.core.suite import Suite, Task, load_suite
 from climedbench.core.types import Item, RunSpec, ShardInfo, sample_key
 from climedbench.data.hashing import data_hash
@@ -203,6 +204,29 @@ def select_items(items: list[Item], tasks: list[Task], limit: int | None, seed: 
 
 def plan_run(opts: RunOptions) -> Plan:
     """Load suite and data, check them, and build every request of the run."""
+    suite, tasks, report = _load_checked(opts)
+    limit = opts.effective_limit()
+    items = select_items(report.items, tasks, limit, opts.seed)
+    if not items:
+        where = DEMO_NAME if opts.data is None else opts.data
+        raise DataError(f"{where}: no valid test items for task(s) {', '.join(t.code for t in tasks)}")
+    variant: Variant = "cot" if opts.cot else "vanilla"
+    if opts.mc_mode == "logprob" and opts.cot:
+        raise ConfigError("--mc-mode logprob reads the first token, so it cannot be combined with --cot")
+    task_plans = _task_plans(opts, tasks, report, variant)
+    requests = [task_plans[item.task].request(index, item) for index, item in enumerate(items)]
+    requests = epoch_requests(requests, opts)
+    if requests:  # fail now, not mid-run, if a prompt cannot be built (e.g. logprob mode on an order item)
+        for first in {r.task.code: r for r in reversed(requests)}.values():
+            first.messages(suite)
+    whole = plan_sha256(r.key for r in requests)
+    requests, shard = _shard(requests, opts.shard, whole)
+    spec = _run_spec(opts, suite, tasks, report, limit, variant, requests, whole, shard)
+    return Plan(opts, suite, report, requests, spec, task_plans)
+
+
+def _load_checked(opts: RunOptions) -> tuple[Suite, list[Task], LoadReport]:
+    """The suite, its chosen tasks and their items, each checked (bad input fails here, before any request)."""
     from climedbench.embeddings import check_embedder_spec
     from climedbench.preflight import check_writable_dir
     from climedbench.run.check import check_prompts, check_tasks
@@ -216,22 +240,25 @@ def plan_run(opts: RunOptions) -> Plan:
     if report.problems and not opts.skip_invalid:
         report.raise_if_invalid()
     check_prompts(suite, tasks, report.items)
-    limit = opts.effective_limit()
-    items = select_items(report.items, tasks, limit, opts.seed)
-    if not items:
-        where = DEMO_NAME if opts.data is None else opts.data
-        raise DataError(f"{where}: no valid test items for task(s) {', '.join(t.code for t in tasks)}")
-    variant: Variant = "cot" if opts.cot else "vanilla"
-    if opts.mc_mode == "logprob" and opts.cot:
-        raise ConfigError("--mc-mode logprob reads the first token, so it cannot be combined with --cot")
-    demo_cap = DEMO_MAX_TOKENS if opts.demo and not opts.cot else None
+    return suite, tasks, report
 
-    def params_for(task: Task, v: Variant) -> GenParams:
-        if v == "logprob":
-            return GenParams(max_tokens=1, temperature=opts.temperature, seed=opts.seed, top_logprobs=LOGPROB_TOP)
-        tokens = opts.max_tokens or demo_cap or task.max_tokens or MAX_TOKENS[v]
-        return GenParams(max_tokens=tokens, temperature=opts.temperature, seed=opts.seed)
 
+def _demo_cap(opts: RunOptions) -> int | None:
+    """The quick demo's shorter answers (not with --cot, whose reasoning needs the room)."""
+    return DEMO_MAX_TOKENS if opts.demo and not opts.cot else None
+
+
+def _params_for(opts: RunOptions, task: Task, v: Variant) -> GenParams:
+    """The generation parameters of a task's requests in prompt variant `v`."""
+    if v == "logprob":
+        return GenParams(max_tokens=1, temperature=opts.temperature, seed=opts.seed, top_logprobs=LOGPROB_TOP)
+    tokens = opts.max_tokens or _demo_cap(opts) or task.max_tokens or MAX_TOKENS[v]
+    return GenParams(max_tokens=tokens, temperature=opts.temperature, seed=opts.seed)
+
+
+def _task_plans(opts: RunOptions, tasks: list[Task], report: LoadReport, variant: Variant) -> dict[str, TaskPlan]:
+    """How each task is asked: its prompt variant (logprob for single-answer tasks with --mc-mode logprob),
+    its shots (picked from dev, or drawn per item from the test items with --shot-source test) and parameters."""
     devs = report.devs()
     task_plans: dict[str, TaskPlan] = {}
     for t in tasks:
@@ -239,27 +266,32 @@ def plan_run(opts: RunOptions) -> Plan:
         settings = PromptSettings(variant=v, shots=opts.shots, item_prompts=opts.item_prompts)
         if opts.shot_source == "test" and opts.shots > 0:
             pool = ShotPool.of([i for i in report.items if i.task == t.code and i.split == "test"])
-            task_plans[t.code] = TaskPlan(t, [], settings, params_for(t, v), shot_pool=pool, seed=opts.seed)
+            task_plans[t.code] = TaskPlan(t, [], settings, _params_for(opts, t, v), shot_pool=pool, seed=opts.seed)
         else:
-            task_plans[t.code] = TaskPlan(t, pick_shots(t, devs, opts.shots), settings, params_for(t, v))
-    requests = [task_plans[item.task].request(index, item) for index, item in enumerate(items)]
-    requests = epoch_requests(requests, opts)
-    if requests:  # fail now, not mid-run, if a prompt cannot be built (e.g. logprob mode on an order item)
-        for first in {r.task.code: r for r in reversed(requests)}.values():
-            first.messages(suite)
-    whole = plan_sha256(r.key for r in requests)
-    shard = None
-    if opts.shard is not None:
-        index, count = opts.shard
-        lo, hi = shard_bounds(len(requests), index, count)
-        shard = ShardInfo(index=index, count=count, items=hi - lo, plan_items=len(requests), plan_sha256=whole)
-        requests = requests[lo:hi]
-        if not requests:
-            raise ConfigError(f"--shard {index}/{count}: the plan has only {shard.plan_items} item(s), so this "
-                              "shard would be empty; use fewer shards")
-    base = GenParams(max_tokens=opts.max_tokens or demo_cap or MAX_TOKENS[variant], temperature=opts.temperature,
-                     seed=opts.seed)
-    spec = RunSpec(
+            task_plans[t.code] = TaskPlan(t, pick_shots(t, devs, opts.shots), settings, _params_for(opts, t, v))
+    return task_plans
+
+
+def _shard(requests: list[Request], shard_opt: tuple[int, int] | None,
+           whole: str) -> tuple[list[Request], ShardInfo | None]:
+    """With --shard I/N: the I-th contiguous part of the plan and what run.json records of it."""
+    if shard_opt is None:
+        return requests, None
+    index, count = shard_opt
+    lo, hi = shard_bounds(len(requests), index, count)
+    shard = ShardInfo(index=index, count=count, items=hi - lo, plan_items=len(requests), plan_sha256=whole)
+    if not requests[lo:hi]:
+        raise ConfigError(f"--shard {index}/{count}: the plan has only {shard.plan_items} item(s), so this "
+                          "shard would be empty; use fewer shards")
+    return requests[lo:hi], shard
+
+
+def _run_spec(opts: RunOptions, suite: Suite, tasks: list[Task], report: LoadReport, limit: int | None,
+              variant: Variant, requests: list[Request], whole: str, shard: ShardInfo | None) -> RunSpec:
+    """The run's provenance for run.json (the model's fingerprint is filled in once it is loaded)."""
+    base = GenParams(max_tokens=opts.max_tokens or _demo_cap(opts) or MAX_TOKENS[variant],
+                     temperature=opts.temperature, seed=opts.seed)
+    return RunSpec(
         climedbench_version=__version__,
         suite=suite.suite,
         suite_version=suite.version,
@@ -274,7 +306,7 @@ def plan_run(opts: RunOptions) -> Plan:
         prompt={"variant": variant, "shots": opts.shots, "item_prompts": opts.item_prompts,
                 **({"shot_source": opts.shot_source} if opts.shots > 0 else {})},
         mc_mode=opts.mc_mode,
-        generation=_generation(base, {t.code: params_for(t, variant).max_tokens for t in tasks}),
+        generation=_generation(base, {t.code: _params_for(opts, t, variant).max_tokens for t in tasks}),
         model_spec=opts.model,
         model=None,  # the backend's fingerprint, filled in once it is loaded
         metrics={"rouge_tokenizer": opts.tokenizer, "embedder": opts.embedder, "similarity": opts.similarity,
@@ -290,11 +322,11 @@ def plan_run(opts: RunOptions) -> Plan:
         epoch_reducer=opts.epoch_reducer if opts.epochs > 1 else None,
         plan_sha256=whole,
         shard=shard,
+        include_path=[str(d) for d in include_dirs()] or None,
         versions=_versions(),
         git_commit=_git_commit(),
         platform=platform.platform(),
     )
-    return Plan(opts, suite, report, requests, spec, task_plans)
 
 
 def epoch_requests(requests: list[Request], opts: RunOptions) -> list[Request]:

@@ -111,24 +111,10 @@ def _strict(parse: Any, text: str, letters: str, field: str) -> str:
 def build_item(record: dict[str, Any], scenario: Task, *, file: str, line: int,
                default_id: str, split: str | None = None) -> Item:
     """Check one raw record against its scenario and return the parsed item."""
-    raw_input = get(record, "input")
     options: dict[str, str] = {}
     if get(record, "options") is not None:
         options = _coerce_options(get(record, "options"))
-    if raw_input is None:
-        question = get(record, "question")
-        if question is None:
-            raise RecordError("input", "missing (no 'input', and no 'question' to build one from)",
-                                  ("input", "question"))
-        raw_input = f"## 问题: {question}"
-        if options:
-            raw_input += f"\n## 选项: {_render_options(options)}"
-    if not isinstance(raw_input, str):
-        raise RecordError("input", f"expected text, got {type(raw_input).__name__}")
-    text = normalize_text(raw_input)
-    if not text:
-        raise RecordError("input", "empty")
-
+    text = _input_text(record, options)
     ref_raw = get(record, "reference")
     answer_raw = get(record, "answer")
     if ref_raw is None and answer_raw is None:
@@ -142,53 +128,16 @@ def build_item(record: dict[str, Any], scenario: Task, *, file: str, line: int,
     answer: str | None = None
     keywords: list[str] | None = None
     misleading: str | None = None
-    shape = scenario.shape
-    if shape in ("single", "multi", "order"):
-        if not options:
-            block = options_block(text, shape)
-            if block is None:
-                raise RecordError("input", "no options found (expected a '## 选项:' section with A: … B: …)")
-            options = parse_options(block)
-        if len(options) < 2:
-            raise RecordError("input", f"found {len(options)} option(s); expected labels A, B, … "
-                                       "('A:', 'A.', 'A：' or 'A．') at the start of a line or after a space")
-        empty = [k for k, v in options.items() if not v]
-        if empty:
-            raise RecordError("input", f"option {empty[0]} has no text")
-        letters = "".join(options)
+    if scenario.shape in ("single", "multi", "order"):
+        options = _checked_options(text, scenario.shape, options)
+        # an explicit 'answer' beside a reference decides (and must agree with the letter the reference names)
         explicit = None
         if answer_raw is not None and ref_raw is not None:
-            explicit = _as_text(answer_raw, "answer").strip().upper()
-        field = "answer" if explicit else "reference"
-        if shape == "order":
-            answer = _strict(reference_order, explicit or reference, letters, field)
-        elif shape == "multi":
-            answer = _strict(reference_letters, explicit or reference, letters, field)
-        else:
-            try:
-                named: str | None = reference_letter(reference, letters)
-            except ReferenceError as e:
-                if not explicit:
-                    raise RecordError("reference", str(e)) from None
-                named = None  # a prose reference that states no letter: the explicit 'answer' decides
-            if explicit:
-                if len(explicit) != 1 or explicit not in letters:
-                    raise RecordError("answer", f"expected one of {'/'.join(letters)}, got {explicit!r}")
-                if named is not None and named != explicit:
-                    raise RecordError("answer", f"'answer' says {explicit} but the reference names {named}")
-                answer = explicit
-            else:
-                answer = named
+            explicit = _as_text(answer_raw, "answer").strip().upper() or None
+        answer = _choice_answer(scenario.shape, reference, explicit, "".join(options))
         if scenario.loader_options.get("misleading_reference"):
-            body = section(text, "参考答案")
-            if body is None:
-                raise RecordError("input", f"{scenario.code} items need a '## 参考答案:' section "
-                                           "(the misleading answer shown to the model)")
-            misleading = _strict(reference_letter, body, letters, "input")
-            if misleading == answer:
-                raise RecordError("reference", f"the true answer {answer} equals the misleading "
-                                               "'## 参考答案' — the shown reference answer must be wrong")
-    elif shape == "keywords":
+            misleading = _misleading_answer(text, scenario, answer, "".join(options))
+    elif scenario.shape == "keywords":
         keywords = split_keywords(ref_raw if isinstance(ref_raw, list) else reference)
         if not keywords:
             raise RecordError("reference", "no keywords")
@@ -196,7 +145,6 @@ def build_item(record: dict[str, Any], scenario: Task, *, file: str, line: int,
     meta = {k: v for k, v in record.items() if k not in _KNOWN}
     if misleading is not None:
         meta["misleading_answer"] = misleading  # FIT's shown reference (suite.yaml: metric_options.shown_answer)
-    synthetic = get(record, "synthetic")
     prompt = get(record, "prompt")
     return Item(
         id=str(get(record, "id") or default_id),
@@ -212,12 +160,90 @@ def build_item(record: dict[str, Any], scenario: Task, *, file: str, line: int,
         specialty=str(get(record, "specialty")) if get(record, "specialty") else None,
         source=str(get(record, "source")) if get(record, "source") else None,
         cluster=str(get(record, "cluster")) if get(record, "cluster") not in (None, "") else None,
-        synthetic=bool(synthetic) if synthetic is not None and not isinstance(synthetic, str)
-        else (str(synthetic).lower() in ("1", "true", "yes") if synthetic is not None else None),
+        synthetic=_synthetic(get(record, "synthetic")),
         meta=meta,
         file=file,
         line=line,
     )
+
+
+def _input_text(record: dict[str, Any], options: dict[str, str]) -> str:
+    """The item's normalized input: 'input', or one built from 'question' (and its options) when it has none."""
+    raw_input = get(record, "input")
+    if raw_input is None:
+        question = get(record, "question")
+        if question is None:
+            raise RecordError("input", "missing (no 'input', and no 'question' to build one from)",
+                                  ("input", "question"))
+        raw_input = f"## 问题: {question}"
+        if options:
+            raw_input += f"\n## 选项: {_render_options(options)}"
+    if not isinstance(raw_input, str):
+        raise RecordError("input", f"expected text, got {type(raw_input).__name__}")
+    text = normalize_text(raw_input)
+    if not text:
+        raise RecordError("input", "empty")
+    return text
+
+
+def _checked_options(text: str, shape: str, options: dict[str, str]) -> dict[str, str]:
+    """A choice item's options (given, or read from its input): at least two, none empty."""
+    if not options:
+        block = options_block(text, shape)
+        if block is None:
+            raise RecordError("input", "no options found (expected a '## 选项:' section with A: … B: …)")
+        options = parse_options(block)
+    if len(options) < 2:
+        raise RecordError("input", f"found {len(options)} option(s); expected labels A, B, … "
+                                   "('A:', 'A.', 'A：' or 'A．') at the start of a line or after a space")
+    empty = [k for k, v in options.items() if not v]
+    if empty:
+        raise RecordError("input", f"option {empty[0]} has no text")
+    return options
+
+
+def _choice_answer(shape: str, reference: str, explicit: str | None, letters: str) -> str | None:
+    """The gold letter(s) of a choice item, from its explicit 'answer' or else its reference, parsed strictly."""
+    field = "answer" if explicit else "reference"
+    if shape == "order":
+        return _strict(reference_order, explicit or reference, letters, field)
+    if shape == "multi":
+        return _strict(reference_letters, explicit or reference, letters, field)
+    try:
+        named: str | None = reference_letter(reference, letters)
+    except ReferenceError as e:
+        if not explicit:
+            raise RecordError("reference", str(e)) from None
+        named = None  # a prose reference that states no letter: the explicit 'answer' decides
+    if not explicit:
+        return named
+    if len(explicit) != 1 or explicit not in letters:
+        raise RecordError("answer", f"expected one of {'/'.join(letters)}, got {explicit!r}")
+    if named is not None and named != explicit:
+        raise RecordError("answer", f"'answer' says {explicit} but the reference names {named}")
+    return explicit
+
+
+def _misleading_answer(text: str, scenario: Task, answer: str | None, letters: str) -> str:
+    """FIT's misleading answer: the letter its '## 参考答案' section shows the model, which must be wrong."""
+    body = section(text, "参考答案")
+    if body is None:
+        raise RecordError("input", f"{scenario.code} items need a '## 参考答案:' section "
+                                   "(the misleading answer shown to the model)")
+    misleading = _strict(reference_letter, body, letters, "input")
+    if misleading == answer:
+        raise RecordError("reference", f"the true answer {answer} equals the misleading "
+                                       "'## 参考答案' — the shown reference answer must be wrong")
+    return misleading
+
+
+def _synthetic(value: Any) -> bool | None:
+    """The 'synthetic' flag: a bool or number as it is, a string true for 1/true/yes; None when absent."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        return bool(value)
+    return str(value).lower() in ("1", "true", "yes")
 
 
 class OfficialLoader(Loader):
