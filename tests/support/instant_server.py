@@ -8,7 +8,8 @@ counted per sha256 of its raw body, so a test can assert that no request was sen
 
     GET  /v1/models             {"object": "list", "data": [{"id": MODEL, ...}]}
     POST /v1/chat/completions   a chat.completion
-    GET  /stats                 {"requests": N, "by_body": {sha256: count}, "connections": ..., ...}
+    GET  /stats                 {"requests": N, "by_body": {sha256: count}, "connections": ..., "max_in_flight":
+                                 the most delayed completions at once, ...}
     POST /stats/reset           zero every counter
     GET  /health                {"status": "ok"}
 
@@ -233,6 +234,7 @@ class InstantApp:
         self.vary_by_seed = vary_by_seed
         self._slots: asyncio.Semaphore | None = None
         self.created = int(time.time())
+        self.in_flight = 0  # chat completions waiting their delay right now (delayed apps only)
         self.reset()
 
     def reset(self) -> None:
@@ -243,11 +245,12 @@ class InstantApp:
         self.bad_requests = 0
         self.models = 0
         self.connections = 0
+        self.max_in_flight = 0  # the most chat completions waiting their delay at once (delayed apps only)
 
     def stats(self) -> dict[str, Any]:
         return {"requests": self.requests, "by_body": dict(self.by_body), "ok": self.ok,
                 "unauthorized": self.unauthorized, "bad_requests": self.bad_requests, "models": self.models,
-                "connections": self.connections}
+                "connections": self.connections, "max_in_flight": self.max_in_flight}
 
     @property
     def delayed(self) -> bool:
@@ -258,13 +261,18 @@ class InstantApp:
         """For a chat completion: wait for a free slot, then `latency` seconds (the slot is held meanwhile)."""
         if target.split("?", 1)[0] not in ("/v1/chat/completions", "/chat/completions"):
             return
-        if self.slots <= 0:
-            await asyncio.sleep(self.latency)
-            return
-        if self._slots is None:
-            self._slots = asyncio.Semaphore(self.slots)
-        async with self._slots:
-            await asyncio.sleep(self.latency)
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            if self.slots <= 0:
+                await asyncio.sleep(self.latency)
+                return
+            if self._slots is None:
+                self._slots = asyncio.Semaphore(self.slots)
+            async with self._slots:
+                await asyncio.sleep(self.latency)
+        finally:
+            self.in_flight -= 1
 
     def _authorized(self, headers: dict[str, str]) -> bool:
         return self.api_key is None or headers.get("authorization") == f"Bearer {self.api_key}"

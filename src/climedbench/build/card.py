@@ -40,8 +40,41 @@ def card_markdown(card: dict[str, Any]) -> str:
         "## De-identification",
         "```json\n" + json.dumps(card["deidentification"], ensure_ascii=False, indent=1) + "\n```",
     ]
+    if "review_rounds" in card:
+        parts += review_markdown(card["review_rounds"], card.get("left_out") or {})
     if "review" in card:
         parts += ["## Review", "```json\n" + json.dumps(card["review"], ensure_ascii=False, indent=1) + "\n```"]
     parts += ["## Use", "```sh\nclimedbench validate --suite THIS_FOLDER\nclimedbench run --suite THIS_FOLDER "
               "--model ...\nclimedbench audit-items --suite THIS_FOLDER\n```"]
     return "\n\n".join(parts) + "\n"
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.1f}%"
+
+
+def _num(x: float | None) -> str:
+    return "–" if x is None else f"{x:.3f}"
+
+
+def review_markdown(review: dict[str, Any], left_out: dict[str, int]) -> list[str]:
+    """The expert review rounds: per round the sample's pass rate with its 95% interval, and the reviewers'
+    agreement (Krippendorff's α with its 95% bootstrap interval) per aspect of the item-review rubric."""
+    rows, alphas = [], []
+    for r in review["rounds"]:
+        res = r.get("pass_rate") or {}
+        rows.append([r["round"], r["status"], r["queued"], r["sample"],
+                     f"{res['passed']}/{res['n']}" if res.get("n") else "–", _pct(res.get("rate")),
+                     f"{_pct(res.get('lower'))}–{_pct(res.get('upper'))}" if res.get("n") else "–"])
+        for aspect, a in r["agreement"].items():
+            alphas.append([r["round"], aspect, _num(a["alpha"]), f"{_num(a['lower'])}–{_num(a['upper'])}",
+                           a["n_items"], a["n_raters"], a.get("reason") or ""])
+    target = review.get("target")
+    return ["## Expert review",
+            f"Rounds until a fresh random sample passes dual review at ≥ {_pct(target)} ("
+            f"{'the interval' + chr(39) + 's lower end' if review.get('require_lower') else 'the pass rate'}); "
+            f"stopped: {review.get('stopped') or 'no'}. Left out of the export: "
+            f"{', '.join(f'{k} {v}' for k, v in left_out.items()) or 'none'}.",
+            _table(["round", "status", "queued", "sample", "passed", "pass rate", "95% Jeffreys"], rows),
+            "Reviewers' agreement (Krippendorff's α, 95% bootstrap interval over items):",
+            _table(["round", "aspect", "α", "95% interval", "items", "reviewers", "note"], alphas)]

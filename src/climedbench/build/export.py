@@ -1,4 +1,5 @@
-"""Export: the candidates of a build (all but `rejected` ones) as a suite folder that `validate`, `list`, `run`,
+"""Export: the candidates of a build (all but `rejected` and `revised` ones, with the expert review's verdicts from
+`.build/reviews.jsonl` as their status: review_card.py) as a suite folder that `validate`, `list`, `run`,
 `audit-items`, `irt` and `cat` take with `--suite SUITE_DIR` and nothing else:
 
     SUITE_DIR/suite.yaml          the built tasks (CliMedBench's task definitions for Chinese items, the
@@ -19,6 +20,7 @@ import hashlib
 import json
 import statistics
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +74,11 @@ def export_suite(suite_dir: Path, name: str = "hospital-built", title: str | Non
     """Write the suite folder from the build's candidates; returns the data card."""
     state = BuildState(suite_dir)
     settings = state.settings() or {}
-    cands = [c for c in load_candidates(suite_dir) if c.status != "rejected"]
+    from climedbench.build.review_card import NOT_EXPORTED, review_statuses
+
+    reviewed = review_statuses(suite_dir) if (suite_dir / BUILD_DIR / "reviews.jsonl").is_file() else {}
+    every = [replace(c, status=reviewed.get(c.candidate_id, c.status)) for c in load_candidates(suite_dir)]
+    cands = [c for c in every if c.status not in NOT_EXPORTED]
     if not cands:
         raise DataError(f"{suite_dir}: no candidates to export (run `climedbench build NOTES --out {suite_dir}` first)")
     by_task: dict[str, list[Candidate]] = {}
@@ -103,6 +109,7 @@ def export_suite(suite_dir: Path, name: str = "hospital-built", title: str | Non
     (suite_dir / "suite.yaml").write_text(header + yaml.safe_dump(suite, allow_unicode=True, sort_keys=False,
                                                                   width=120), encoding="utf-8")
     card = data_card(suite_dir, by_task, settings, state)
+    card["left_out"] = dict(Counter(c.status for c in every if c.status in NOT_EXPORTED))
     (suite_dir / "card.json").write_text(json.dumps(card, ensure_ascii=False, indent=1), encoding="utf-8")
     from climedbench.build.card import card_markdown
 
@@ -164,4 +171,9 @@ def data_card(suite_dir: Path, by_task: dict[str, list[Candidate]], settings: di
     extra = suite_dir / BUILD_DIR / "review_summary.json"
     if extra.exists():  # written by the review steps (audit, expert review, rounds) when they ran
         card["review"] = json.loads(extra.read_text(encoding="utf-8"))
+    from climedbench.build.review_card import review_section
+
+    rounds = review_section(suite_dir)
+    if rounds is not None:
+        card["review_rounds"] = rounds
     return card

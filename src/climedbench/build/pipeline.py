@@ -2,15 +2,17 @@
 
 Units are (scenario, record) pairs, done in a fixed order (scenario, then record hash): with --per-scenario N the
 first N items of each task in that order are made. Each finished unit is recorded (state.py) right after its
-candidate is written (candidates.py), so a kill at any point loses at most the unit in progress.
+candidate is written (candidates.py), so a kill at any point loses at most the units in progress. With an LLM1
+generator, `--max-concurrency N` keeps up to N units' rewrites in flight; units are still written in their order,
+so the candidates are the same as with N = 1.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +41,7 @@ class BuildOptions:
     no_cache: bool = False
     rules: QualityRules = field(default_factory=QualityRules)
     text_column: str = "text"
+    max_concurrency: int = 1  # LLM1 requests in flight at once (the candidates are written in the same order)
 
 
 def _settings(opts: BuildOptions, scenarios: list[Scenario], guidelines: dict[str, Guideline]) -> dict[str, Any]:
@@ -81,6 +84,8 @@ async def _generate_all(opts: BuildOptions, scenarios: list[Scenario], guideline
     made: Counter[str] = Counter(c.task for c in load_candidates(opts.out))
     skipped: Counter[str] = Counter()
     resumed = len(state.units)
+    # Units in order, each with its LLM1 rewrite under way (at most --max-concurrency at once); written in order.
+    window: deque[tuple[str, asyncio.Future[Any]]] = deque()
     rank = {lang: {k.note.record: i for i, k in enumerate(x for x in kept if x.note.lang == lang)}
             for lang in ("zh", "en")}
     try:
@@ -101,14 +106,17 @@ async def _generate_all(opts: BuildOptions, scenarios: list[Scenario], guideline
                                   rank[k.note.lang][k.note.record])
                 if isinstance(result, Skip):
                     skipped[f"{sc.scenario}: {result.reason}"] += 1
-                    state.finish(unit, skipped=result.reason)
-                    continue
-                if llm is not None and sc.answer == "single":
-                    result = await _rewrite(llm, result, sc, k, g)
-                append_candidate(opts.out, result)
-                made[result.task] += 1
-                state.finish(unit, candidate=result.candidate_id)
+                else:
+                    made[result.task] += 1
+                job = (_rewrite(llm, result, sc, k, g) if llm is not None and not isinstance(result, Skip)
+                       and sc.answer == "single" else _ready(result))
+                window.append((unit, asyncio.ensure_future(job)))
+                await _drain(window, opts.max_concurrency - 1, opts.out, state)
+            await _drain(window, 0, opts.out, state)
     finally:
+        for _, job in window:
+            job.cancel()
+        await asyncio.gather(*(job for _, job in window), return_exceptions=True)
         if store is not None:
             store.close()
         if llm is not None:
@@ -119,12 +127,30 @@ async def _generate_all(opts: BuildOptions, scenarios: list[Scenario], guideline
             "skipped": dict(skipped), "embedded": store.computed if store else 0}
 
 
+async def _ready(result: Any) -> Any:
+    return result
+
+
+async def _drain(window: deque[tuple[str, asyncio.Future[Any]]], keep: int, out: Path, state: BuildState) -> None:
+    """Write the oldest units of the window, in order, until at most `keep` are left under way."""
+    while len(window) > keep:
+        unit, job = window.popleft()
+        result = await job
+        if isinstance(result, Skip):
+            state.finish(unit, skipped=result.reason)
+        else:
+            append_candidate(out, result)
+            state.finish(unit, candidate=result.candidate_id)
+
+
 async def _open_generator(opts: BuildOptions) -> tuple[Any, Any, Any]:
     from climedbench.build.llm1 import LLM1Prompt
     from climedbench.cache import ResponseCache, default_cache_path
     from climedbench.models.registry import ModelOptions, open_backend
 
-    backend = await open_backend(opts.generator or "default", ModelOptions())
+    base = ModelOptions()
+    backend = await open_backend(opts.generator or "default", replace(base, max_concurrency=max(
+        base.max_concurrency, opts.max_concurrency)))
     cache = None if opts.no_cache else ResponseCache(opts.cache or default_cache_path())
     return backend, cache, LLM1Prompt.bundled()
 

@@ -58,6 +58,8 @@ def build(
     name: Annotated[str, typer.Option(help="Suite name written to suite.yaml.")] = "hospital-built",
     cache: Annotated[str | None, typer.Option(help="Response cache file for generator calls.")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not cache generator calls.")] = False,
+    max_concurrency: Annotated[int, typer.Option("--max-concurrency", min=1, help="LLM1 requests in flight at once "
+                                                 "(the items are the same as with 1).")] = 1,
     json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Build CliMedBench-style items from de-identified clinical notes, the paper's way (§2.2): quality filters and
@@ -86,7 +88,7 @@ def build(
             raise typer.BadParameter("give the notes and --out SUITE_DIR (or --demo)")
         source = Path(notes).expanduser()
     summary = _run(source, out_dir, scenarios, per_scenario, generator, base_url, already_deidentified,
-                   guideline, guideline_en, templates, text_column, cache, no_cache)
+                   guideline, guideline_en, templates, text_column, cache, no_cache, max_concurrency)
     from climedbench.build.export import export_suite
 
     card = export_suite(out_dir, name)
@@ -99,7 +101,8 @@ def build(
 
 def _run(source: Path, out_dir: Path, scenarios: str | None, per_scenario: int | None, generator: str | None,
          base_url: str | None, already: bool, guideline: Path | None, guideline_en: Path | None,
-         templates: Path | None, text_column: str, cache: str | None, no_cache: bool) -> dict[str, Any]:
+         templates: Path | None, text_column: str, cache: str | None, no_cache: bool, max_concurrency: int = 1
+         ) -> dict[str, Any]:
     import os
 
     from rich.progress import Progress
@@ -115,7 +118,7 @@ def _run(source: Path, out_dir: Path, scenarios: str | None, per_scenario: int |
                         per_scenario=per_scenario, generator=generator, already_deidentified=already,
                         guideline_zh=guideline, guideline_en=guideline_en, templates=templates,
                         text_column=text_column, cache=Path(cache).expanduser() if cache else None,
-                        no_cache=no_cache)
+                        no_cache=no_cache, max_concurrency=max_concurrency)
     with Progress(console=err, transient=True) as bar:
         tasks: dict[str, Any] = {}
 
