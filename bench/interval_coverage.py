@@ -308,7 +308,7 @@ def across_main(args: argparse.Namespace) -> None:
 
 def epochs_main(args: argparse.Namespace, k: int = 3) -> None:
     """Coverage with K sampled answers per item: answers as independent items vs reduced per item (mean)."""
-    from climedbench.aggregate import build_results
+    from climedbench.results import build_results
     from climedbench.rundir import Summary
 
     rng = np.random.default_rng(args.seed)

@@ -39,11 +39,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "src"))
 
-from climedbench.aggregate import build_results  # noqa: E402
 from climedbench.core.suite import load_suite  # noqa: E402
 from climedbench.core.types import RunSpec, Sample  # noqa: E402
 from climedbench.data.hashing import data_hash  # noqa: E402
 from climedbench.data.loaders import load_items  # noqa: E402
+from climedbench.results import build_results  # noqa: E402
 from tests.support.browser import chromium  # noqa: E402
 
 TOTAL = 33735

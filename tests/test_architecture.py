@@ -36,7 +36,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", ("climedbench", "errors", "secrets", "preflight")),
     ("core", ("core",)),
     ("stages", ("data", "prompts", "extract", "extractors", "metrics", "embeddings", "scoring", "aggregate",
-                "limits", "rundir", "epochs", "gold")),
+                "limits", "rundir", "epochs", "gold", "results")),
     ("models", ("models", "cache", "judge")),
     ("suites", ("suites", "plugin")),
     ("run: plan and engine", ("run", "run.plan", "run.engine", "run.accounting", "run.check")),

@@ -250,10 +250,10 @@ def test_extract_command_takes_a_pipeline():
 def test_a_strict_figure_that_reads_as_flexible_is_the_same_figure():
     """Every item read alike by both pipelines: every strict figure (task, group, overall) is the main one, interval
     included, although ReferralQA's corpus BLEU (`also:`) draws from the main pass's generator before HospSumm's."""
-    from climedbench.aggregate import build_results
     from climedbench.core.suite import load_suite
     from climedbench.core.types import Sample
     from climedbench.data.loaders import load_items
+    from climedbench.results import build_results
     from climedbench.scoring import Scorer
 
     suite = load_suite("clinicbench")

@@ -27,14 +27,14 @@ present and every item answered.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
 from climedbench.core.suite import Suite, Task
-from climedbench.core.types import Figure, Results
+from climedbench.core.types import Figure
 from climedbench.metrics import clustered, cross_task, intervals
 from climedbench.metrics.aggregations import get_aggregation
 from climedbench.metrics.item import get_metric
@@ -435,88 +435,3 @@ def from_published(scores: Mapping[str, float], suite: Suite) -> tuple[dict[str,
 
     groups, overall = _roll_up(tasks, suite, combined)
     return tasks, groups, overall
-
-
-def scores_by_task(samples: Iterable[SampleLike]) -> dict[str, TaskScores]:
-    """Group samples into per-task results and counts, in uid order within each task."""
-    out: dict[str, TaskScores] = {}
-    for s in sorted(samples, key=lambda x: (x.task, x.uid)):
-        out.setdefault(s.task, TaskScores()).add(s.score, s.stats, error=bool(s.error),
-                                                  extraction_failure=s.extraction_failure, flags=s.flags,
-                                                  secondary=s.secondary, cluster=getattr(s, "cluster", None))
-    return out
-
-
-class SampleLike(Protocol):
-    """What aggregation reads of a sample (a Sample, or the runner's in-memory summary of one)."""
-
-    uid: str
-    task: str
-    score: float
-    stats: list[float] | None
-    error: str | None
-    extraction_failure: bool
-    flags: dict[str, bool]
-    secondary: dict[str, dict[str, Any]] | None
-
-
-def build_results(samples: Iterable[SampleLike], suite: Suite, model: str, seed: int = 0,
-                  similarity: str = "raw", planned: Mapping[str, int] | None = None,
-                  reducer: str | None = None) -> Results:
-    """results.json (without run accounting) from sample records; `similarity` names the similarity variant
-    the samples' scores are (it labels the figures); `planned` is the items the run planned per task (items never
-    asked count as unanswered); samples of several epochs reduce to one per item first (`reducer`, default mean;
-    see climedbench.epochs)."""
-    from climedbench.epochs import reduce_epochs
-
-    samples, noise, k = reduce_epochs(samples, reducer or "mean")
-    by_task = scores_by_task(samples)
-    for code, count in (planned or {}).items():
-        by_task.setdefault(code, TaskScores()).planned = count
-    tasks, groups, overall = aggregate(by_task, suite, seed=seed)
-    _add_strict(by_task, suite, seed, tasks, groups, overall)
-    for code, fig in tasks.items():
-        if suite.task(code).metric == "similarity":
-            fig.variant = similarity
-        fig.generation_noise = noise.get(code)
-    return Results(model=model, suite=suite.suite, suite_version=suite.version, tasks=tasks, groups=groups,
-                   overall=overall, epochs={"k": k, "reducer": reducer or "mean"} if k > 1 else None)
-
-
-def _add_strict(by_task: Mapping[str, TaskScores], suite: Suite, seed: int, tasks: dict[str, Figure],
-                groups: dict[str, Figure], overall: Figure | None) -> None:
-    """Each figure's `strict` beside it: the same aggregation (intervals, groups, overall) of the scores the strict
-    extraction pipeline's readings got (samples' `secondary.strict`, see scoring.STRICT). A figure all of whose items
-    the strict pipeline scored as the flexible one did is the same figure (its own extraction failures aside), so equal
-    readings never show different intervals. A task whose samples lack strict readings (a run scored before pipelines
-    existed and not re-scored) has none, and then neither have groups nor overall."""
-    from climedbench.scoring import STRICT
-
-    strict: dict[str, TaskScores] = {}
-    for code, data in by_task.items():
-        sec = data.secondary.get(STRICT)
-        if sec is not None and len(sec.scores) == len(data.scores):
-            sec.planned = data.planned
-            strict[code] = sec
-    if not strict:
-        return
-    s_tasks, s_groups, s_overall = aggregate(strict, suite, seed=seed)
-    same = {c for c, sec in strict.items()
-            if (sec.scores, sec.stats, sec.failures) == (by_task[c].scores, by_task[c].stats, by_task[c].failures)}
-
-    def twin(main: Figure, computed: Figure, codes: list[str]) -> Figure:
-        if not set(codes) <= same:
-            return computed
-        return main.model_copy(update={"extraction_failures": computed.extraction_failures, "counts": {},
-                                       "secondary": None, "strict": None})
-
-    for code, fig in s_tasks.items():
-        if code in tasks:
-            tasks[code].strict = twin(tasks[code], fig, [code])
-    if len(strict) < len([c for c, d in by_task.items() if d.n]):
-        return
-    for key, fig in s_groups.items():
-        if key in groups:
-            groups[key].strict = twin(groups[key], fig, groups[key].tasks or [])
-    if overall is not None and s_overall is not None:
-        overall.strict = twin(overall, s_overall, overall.tasks or [])

@@ -17,13 +17,13 @@ import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
-from climedbench.aggregate import build_results
 from climedbench.core.suite import Suite
 from climedbench.core.types import EndpointStats, Results, RunAccounting, RunSpec, merge_endpoint_stats
 from climedbench.errors import ConfigError, DataError
 from climedbench.limits import Prices
 from climedbench.reaggregate import PLAN_KEYS
 from climedbench.rescore import suite_of_run
+from climedbench.results import build_results
 from climedbench.run.accounting import finish_endpoint_stats
 from climedbench.run.plan import plan_sha256
 from climedbench.rundir import LOCK_FILE, RunDir, Summary, parse_sample, summarize, write_json_atomic

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from climedbench.aggregate import build_results
 from climedbench.core.suite import Suite, load_suite
 from climedbench.core.types import Results, RunAccounting, RunSpec, Sample
 from climedbench.errors import DataError
 from climedbench.limits import Prices
+from climedbench.results import build_results
 from climedbench.rundir import RUN_FILE, SAMPLES_FILE, RunDir, iter_samples
 
 # run.json fields that must agree for files to be shards of one run.

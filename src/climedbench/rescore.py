@@ -6,13 +6,13 @@ import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
-from climedbench.aggregate import build_results
 from climedbench.core.suite import Suite, load_suite
 from climedbench.core.types import Item, Results, RunSpec, Sample
 from climedbench.data.hashing import data_hash
 from climedbench.data.loaders import DEMO_NAME, load_items
 from climedbench.errors import DataError
 from climedbench.gold import target_hash
+from climedbench.results import build_results
 from climedbench.rundir import RunDir, scan_samples, write_jsonl_atomic
 from climedbench.scoring import Scorer
 

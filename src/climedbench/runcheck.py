@@ -65,8 +65,8 @@ def recompute(rd: RunDir, spec: RunSpec, stored: Results | None, suite: Suite | 
               samples: Iterable[Sample] | None = None) -> Results:
     """Task, group and overall figures from samples.jsonl as the run computes them (its seed, its similarity
     variant); the run accounting of results.json is kept, with the item counts taken from the samples."""
-    from climedbench.aggregate import build_results
     from climedbench.rescore import suite_of_run
+    from climedbench.results import build_results
 
     suite = suite or suite_of_run(spec)
     rows = list(samples) if samples is not None else list({s.key: s for s in iter_samples(rd.samples_file)}.values())

@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from climedbench.aggregate import build_results
 from climedbench.core.suite import load_suite
 from climedbench.core.types import RunSpec, Sample
 from climedbench.data.loaders import DEMO_NAME
+from climedbench.results import build_results
 
 
 def make_run(path: Path, rows: list[dict[str, Any]], *, variant: str = "vanilla", model: str = "m",

@@ -114,9 +114,9 @@ async def _generate_all(opts: BuildOptions, scenarios: list[Scenario], guideline
                 await _drain(window, opts.max_concurrency - 1, opts.out, state)
             await _drain(window, 0, opts.out, state)
     finally:
-        for _, job in window:
-            job.cancel()
-        await asyncio.gather(*(job for _, job in window), return_exceptions=True)
+        for _, fut in window:
+            fut.cancel()
+        await asyncio.gather(*(fut for _, fut in window), return_exceptions=True)
         if store is not None:
             store.close()
         if llm is not None:

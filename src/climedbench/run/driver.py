@@ -8,13 +8,13 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from climedbench.aggregate import build_results
 from climedbench.cache import ResponseCache
 from climedbench.core.types import Results, Sample
 from climedbench.errors import BudgetExceeded
 from climedbench.limits import Budget, Prices, RateLimiter
 from climedbench.models.base import Backend
 from climedbench.models.registry import open_backend
+from climedbench.results import build_results
 from climedbench.run.accounting import finish_endpoint_stats, run_accounting
 from climedbench.run.engine import Engine, RunStats, make_scorer, open_cache
 from climedbench.run.plan import IDENTITY_KEYS, Plan, default_out_dir
