@@ -1,5 +1,6 @@
 """Export: the candidates of a build (all but `rejected` and `revised` ones, with the expert review's verdicts from
-`.build/reviews.jsonl` as their status: review_card.py) as a suite folder that `validate`, `list`, `run`,
+`.build/reviews.jsonl` as their status: review_card.py; a refined revision a later round accepted in place of the
+item as built: revisions.py) as a suite folder that `validate`, `list`, `run`,
 `audit-items`, `irt` and `cat` take with `--suite SUITE_DIR` and nothing else:
 
     SUITE_DIR/suite.yaml          the built tasks (CliMedBench's task definitions for Chinese items, the
@@ -79,6 +80,10 @@ def export_suite(suite_dir: Path, name: str = "hospital-built", title: str | Non
     reviewed = review_statuses(suite_dir) if (suite_dir / BUILD_DIR / "reviews.jsonl").is_file() else {}
     every = [replace(c, status=reviewed.get(c.candidate_id, c.status)) for c in load_candidates(suite_dir)]
     cands = [c for c in every if c.status not in NOT_EXPORTED]
+    from climedbench.build.revisions import accepted_revisions, revision_provenance, with_revision
+
+    revs = accepted_revisions(suite_dir, reviewed) if reviewed else {}
+    cands = [with_revision(c, revs[c.candidate_id]) if c.candidate_id in revs else c for c in cands]
     if not cands:
         raise DataError(f"{suite_dir}: no candidates to export (run `climedbench build NOTES --out {suite_dir}` first)")
     by_task: dict[str, list[Candidate]] = {}
@@ -95,7 +100,8 @@ def export_suite(suite_dir: Path, name: str = "hospital-built", title: str | Non
         group = by_task[d["code"]]
         splits = split_of(group)
         for split in ("test", "dev"):
-            rows = [{**c.item, "split": split, "provenance": _prov(c), "status": c.status}
+            rows = [{**c.item, "split": split, "status": c.status,
+                     "provenance": {**_prov(c), **revision_provenance(revs.get(c.candidate_id))}}
                     for c in group if splits[c.candidate_id] == split]
             if rows:
                 (data / f"{d['files'][0]}.{split}.jsonl").write_text(

@@ -1,9 +1,10 @@
 """What the expert review rounds (review.py, rounds.py) give the export and its data card.
 
 - `review_statuses`: each reviewed item's status from `.build/reviews.jsonl` — its latest decided review
-  (highest revision, then round): accept → `accepted`, reject → `rejected`. An item refined after a rejection
-  (`.build/refined.jsonl`) is `revised`: the export writes the items as built (revision 0), which the reviewers
-  rejected, so it leaves those out as well. Items no round decided keep their status (`candidate`).
+  (highest revision, then round): accept → `accepted`, reject → `rejected`, whatever the revision decided. An item
+  refined since its latest decision (`.build/refined.jsonl` holds a later revision) is `revised` until a round
+  decides that revision: the export leaves it out. An accepted refined revision is exported in place of the item
+  as built (revisions.py). Items no round decided keep their status (`candidate`).
 - `review_section`: for the data card, per round the queue, the decisions and the sample's pass rate with its
   95% Jeffreys interval (`.build/rounds.json`), and the reviewers' agreement per aspect of the item-review
   rubric — Krippendorff's α with its bootstrap interval, computed by the rater app's analysis
@@ -36,7 +37,7 @@ def review_statuses(out: Path) -> dict[str, str]:
     current = {c.id: c.revision for c in current_candidates(out)}
     statuses = {}
     for uid, ((revision, _), decision) in latest.items():
-        statuses[uid] = "revised" if max(revision, current.get(uid, 0)) > 0 else DECIDED[decision]
+        statuses[uid] = "revised" if current.get(uid, 0) > revision else DECIDED[decision]
     return statuses
 
 
