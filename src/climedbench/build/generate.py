@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 
 from climedbench.build.candidates import Candidate, Provenance
+from climedbench.build.clip import clip
 from climedbench.build.distractors import Band, EmbeddingStore, PoolEntry, pick
 from climedbench.build.keys import EXTRACTORS, Extracted
 from climedbench.build.preprocess import Kept
@@ -89,7 +90,8 @@ def single_choice(sc: Scenario, spec: LangSpec, kept: Kept, g: Guideline, pool: 
                   store: EmbeddingStore, position: int) -> Candidate | Skip:
     got = key_of(sc, kept, g)
     if got is None:
-        return Skip(f"no {sc.key.from_ if sc.key else '?'} section with content for the key")
+        return Skip(f"no {sc.key.from_ if sc.key else '?'} section with content for the key (or none that ends at a "
+                    "sentence or clause boundary within the key's length limit)")
     key, key_seg = got
     stem, used, removed = stem_of(spec, kept, g, key, sc.leak == "remove_key_sentences")
     if not stem:
@@ -128,7 +130,8 @@ def _events(sc: Scenario, kept: Kept, g: Guideline) -> tuple[list[str], list[str
             used.append(sec.segment_id)
     if len(sents) > ev.max:  # keep the first and the last (admission, discharge), the middle from the start
         sents = [*sents[: ev.max - 1], sents[-1]]
-    return [s if len(s) <= ev.max_chars else s[: ev.max_chars].rstrip() + "…" for s in sents], used
+    clipped = [clip(s, ev.max_chars) for s in sents]  # an event with no clause boundary within the limit: left out
+    return [s for s in clipped if s is not None], used
 
 
 def order_events(sc: Scenario, spec: LangSpec, kept: Kept, g: Guideline) -> Candidate | Skip:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from climedbench.build.clip import balanced, clip, first_phrase, without_dangling
 from climedbench.build.segments import Guideline, Section, is_placeholder
 
 Extracted = tuple[str, str] | None  # (text, segment id)
@@ -23,15 +24,17 @@ def _strip_num(s: str) -> str:
 
 def first_item(sections: list[Section], g: Guideline, max_chars: int = 60) -> Extracted:
     """The main diagnosis: the first item of the last diagnosis section (出院诊断 after 初步诊断), without its
-    qualifiers (Chinese: what follows a space, '扩张型心肌病　慢性心力衰竭…' → '扩张型心肌病'; English: what follows a
-    comma or semicolon, 'NSTEMI, status post …' → 'NSTEMI')."""
+    qualifiers (Chinese: what follows a space outside brackets, '扩张型心肌病　慢性心力衰竭…' → '扩张型心肌病'; English:
+    what follows a comma or semicolon, 'NSTEMI, status post …' → 'NSTEMI'); longer than `max_chars`: cut at a
+    clause boundary (clip.py); None when there is none (no other diagnosis stands in for the main one)."""
     for sec in reversed(sections):
         for sent in sec.sentences:
             text = _strip_num(sent)
             if not text or is_placeholder(text, g):
                 continue
-            text = text.split()[0] if g.lang == "zh" else re.split(r"[,;]", text)[0].strip()
-            return _clip(text, max_chars, g.lang), sec.segment_id
+            text = first_phrase(text) if g.lang == "zh" else re.split(r"[,;]", text)[0].strip()
+            got = clip(text, max_chars)
+            return (got, sec.segment_id) if got is not None else None
     return None
 
 
@@ -47,7 +50,8 @@ def exam_names(sections: list[Section], g: Guideline, max_items: int = 5) -> Ext
             value = _VALUE.search(clause)  # '血钾 2.1 mmol/L', '肝肾功能正常', 'CBC normal': the result starts there
             name = clause[:min(cut, value.start() if value else cut)].strip(" ，,：:、")
             name = re.sub(r"\s*[（(][^）)]*[）)]", "", name).strip()  # '（治疗后）', '(outside films)': annotations
-            if 1 < len(name) <= 30 and name not in names:
+            name = without_dangling(name)
+            if 1 < len(name) <= 30 and balanced(name) and name not in names:
                 names.append(name)
         if names:
             sep = ", " if g.lang == "en" else "，"
@@ -59,40 +63,31 @@ def treatment_sentences(sections: list[Section], g: Guideline, max_chars: int = 
     """The treatment: the course's sentences that name one (the guideline's treatment cue words)."""
     for sec in sections:
         picked = [s for s in sec.sentences if any(c in s for c in g.treatment_cues)]
-        if picked:
-            return _sentences_upto(picked, max_chars, g.lang), sec.segment_id
+        got = _sentences_upto(picked, max_chars, g.lang) if picked else None
+        if got is not None:
+            return got, sec.segment_id
     return None
 
 
 def whole_section(sections: list[Section], g: Guideline, max_chars: int = 200) -> Extracted:
     """The section's whole text (discharge advice), whole sentences (numbered items) up to `max_chars`."""
     for sec in sections:
-        if not is_placeholder(sec.text, g):
-            return _sentences_upto(sec.sentences, max_chars, g.lang), sec.segment_id
+        got = None if is_placeholder(sec.text, g) else _sentences_upto(sec.sentences, max_chars, g.lang)
+        if got is not None:
+            return got, sec.segment_id
     return None
 
 
-def _sentences_upto(sentences: list[str], max_chars: int, lang: str) -> str:
-    """Whole sentences while they fit (the first one clipped if it alone is longer)."""
+def _sentences_upto(sentences: list[str], max_chars: int, lang: str) -> str | None:
+    """Whole sentences while they fit (the first one cut at a clause boundary if it alone is longer; None if it
+    has none within `max_chars`)."""
     sep = " " if lang == "en" else ""
     out: list[str] = []
     for s in sentences:
         if out and len(sep.join([*out, s])) > max_chars:
             break
         out.append(s)
-    return _clip(sep.join(out), max_chars, lang)
-
-
-def _clip(text: str, max_chars: int, lang: str) -> str:
-    if len(text) <= max_chars:
-        return text
-    cut = text[:max_chars]
-    end = max(cut.rfind(p) for p in ("。", "；", ". ", "; "))
-    if end > max_chars // 3:
-        return cut[:end + 1].strip()
-    if lang == "en" and " " in cut:
-        cut = cut[:cut.rfind(" ")]  # not inside a word
-    return cut.rstrip(" ,;，；") + ("…" if lang == "zh" else "...")
+    return clip(sep.join(out), max_chars)
 
 
 EXTRACTORS: dict[str, Callable[..., Extracted]] = {
