@@ -56,3 +56,21 @@ def test_no_boundary_within_the_limit_means_no_key_and_never_an_open_bracket():
     opened = "出院后继续口服抗血小板药物（阿司匹林肠溶片100mg每日一次，氯吡格雷75mg每日一次，至少十二个月）"
     got = whole_section([sec(opened)], ZH, max_chars=40)
     assert got is None  # the only boundaries within 40 characters are inside the open bracket
+
+
+# Any digit-and-date-word pattern: an independent, deliberately broad check that no date is left.
+DATE_LEFT = re.compile(r"\d+\s*[年月日号]|\d{4}[-/.]\d|\d/\d{1,2}/\d|(?i:\b(?:March|Mar)\b)")
+
+
+def test_discharge_advice_keys_and_options_carry_no_dates():
+    sents = ["患者于2023年3月12日出院。", "低盐低脂饮食，阿司匹林100mg每日一次。", "定于2023-03-26心内科门诊复查（3月26日）。"]
+    got = whole_section([sec("".join(sents), sents)], ZH)
+    assert got is not None
+    assert not DATE_LEFT.search(got[0])
+    assert "阿司匹林100mg每日一次" in got[0] and "心内科门诊复查" in got[0]
+    en = load_guideline("en")
+    sents_en = ["Discharged home on March 12, 2023.", "Follow up in cardiology clinic 3/26/2023.",
+                "Recheck labs on 2023-03-20."]
+    got_en = whole_section([sec(" ".join(sents_en), sents_en)], en)
+    assert got_en is not None and not DATE_LEFT.search(got_en[0])
+    assert "cardiology clinic" in got_en[0]

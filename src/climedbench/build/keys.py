@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 
 from climedbench.build.clip import balanced, clip, first_phrase, without_dangling
+from climedbench.build.dates import strip_dates
 from climedbench.build.segments import Guideline, Section, is_placeholder
 
 Extracted = tuple[str, str] | None  # (text, segment id)
@@ -70,9 +71,11 @@ def treatment_sentences(sections: list[Section], g: Guideline, max_chars: int = 
 
 
 def whole_section(sections: list[Section], g: Guideline, max_chars: int = 200) -> Extracted:
-    """The section's whole text (discharge advice), whole sentences (numbered items) up to `max_chars`."""
+    """The section's whole text (discharge advice), whole sentences (numbered items) up to `max_chars`, without
+    date expressions (dates.py: only the key's dates follow the stem's, a cue outside medicine)."""
     for sec in sections:
-        got = None if is_placeholder(sec.text, g) else _sentences_upto(sec.sentences, max_chars, g.lang)
+        sents = [t for t in (strip_dates(s) for s in sec.sentences) if len(t) >= 2]
+        got = None if is_placeholder(sec.text, g) or not sents else _sentences_upto(sents, max_chars, g.lang)
         if got is not None:
             return got, sec.segment_id
     return None
