@@ -1,4 +1,4 @@
-"""Date expressions removed from discharge advice (ID#4's key and options): a blind clinical read found that only
+"""Date expressions removed from discharge advice (the key and its options): a blind clinical read found that only
 the key's date (出院 / follow-up) follows the stem's admission date, a cue outside medicine. Chinese dates
 (2023年3月12日, 3月12日, 2023年3月), ISO and dotted ones (2023-03-12, 2023/3/12, 2023.3.12), US ones (3/12/2023) and
 English ones (March 12, 2023; 12 March 2023; Mar 12) go, with a preposition right before them ('于', 'on'; not
