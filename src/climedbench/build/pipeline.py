@@ -42,6 +42,7 @@ class BuildOptions:
     rules: QualityRules = field(default_factory=QualityRules)
     text_column: str = "text"
     max_concurrency: int = 1  # LLM1 requests in flight at once (the candidates are written in the same order)
+    executor: Any = None  # ExecutorOptions: with kind 'ray' (and a generator), LLM1 runs on Ray workers (ray_llm1.py)
 
 
 def _settings(opts: BuildOptions, scenarios: list[Scenario], guidelines: dict[str, Guideline]) -> dict[str, Any]:
@@ -80,7 +81,9 @@ async def _generate_all(opts: BuildOptions, scenarios: list[Scenario], guideline
         from climedbench.embeddings import load_embedder
 
         store = EmbeddingStore(opts.out / BUILD_DIR / "embeddings.sqlite", load_embedder(opts.embedder))
-    llm = await _open_generator(opts) if opts.generator else None
+    on_ray = bool(opts.generator) and opts.executor is not None and opts.executor.kind == "ray"
+    llm = await _open_generator(opts) if opts.generator and not on_ray else None
+    later: list[Any] = []  # on Ray: every unit in order, rewritten on the workers at the end (ray_llm1.py)
     made: Counter[str] = Counter(c.task for c in load_candidates(opts.out))
     skipped: Counter[str] = Counter()
     resumed = len(state.units)
@@ -108,11 +111,20 @@ async def _generate_all(opts: BuildOptions, scenarios: list[Scenario], guideline
                     skipped[f"{sc.scenario}: {result.reason}"] += 1
                 else:
                     made[result.task] += 1
-                job = (_rewrite(llm, result, sc, k, g) if llm is not None and not isinstance(result, Skip)
-                       and sc.answer == "single" else _ready(result))
+                llm1 = opts.generator is not None and not isinstance(result, Skip) and sc.answer == "single"
+                if on_ray:
+                    later.append((unit, result, _rewrite_args(result, sc, k, g) if llm1 else None))
+                    continue
+                job = _rewrite(llm, result, sc, k, g) if llm is not None and llm1 else _ready(result)
                 window.append((unit, asyncio.ensure_future(job)))
                 await _drain(window, opts.max_concurrency - 1, opts.out, state)
             await _drain(window, 0, opts.out, state)
+        if on_ray:
+            from climedbench.build.ray_llm1 import rewrite_on_ray
+
+            assert opts.generator is not None
+            await rewrite_on_ray(opts.executor, opts.generator, opts.cache, opts.no_cache, opts.max_concurrency,
+                                 later, lambda unit, result: _write(unit, result, opts.out, state))
     finally:
         for _, fut in window:
             fut.cancel()
@@ -135,12 +147,16 @@ async def _drain(window: deque[tuple[str, asyncio.Future[Any]]], keep: int, out:
     """Write the oldest units of the window, in order, until at most `keep` are left under way."""
     while len(window) > keep:
         unit, job = window.popleft()
-        result = await job
-        if isinstance(result, Skip):
-            state.finish(unit, skipped=result.reason)
-        else:
-            append_candidate(out, result)
-            state.finish(unit, candidate=result.candidate_id)
+        _write(unit, await job, out, state)
+
+
+def _write(unit: str, result: Any, out: Path, state: BuildState) -> None:
+    """Record a finished unit: its candidate first, then the unit as done."""
+    if isinstance(result, Skip):
+        state.finish(unit, skipped=result.reason)
+    else:
+        append_candidate(out, result)
+        state.finish(unit, candidate=result.candidate_id)
 
 
 async def _open_generator(opts: BuildOptions) -> tuple[Any, Any, Any]:
@@ -155,11 +171,17 @@ async def _open_generator(opts: BuildOptions) -> tuple[Any, Any, Any]:
     return backend, cache, LLM1Prompt.bundled()
 
 
-async def _rewrite(llm: tuple[Any, Any, Any], cand: Candidate, sc: Scenario, kept: Any, g: Guideline) -> Candidate:
-    from climedbench.build.llm1 import rewrite
+def _rewrite_args(cand: Candidate, sc: Scenario, kept: Any, g: Guideline) -> tuple[str, str]:
+    """What LLM1 is told besides the candidate: the task's name and the key's text."""
     from climedbench.core.suite import load_suite
 
     got = key_of(sc, kept, g)
     task = load_suite("climedbench").lookup(sc.scenario)
     name = task.name.text(cand.lang) if task is not None else sc.scenario
-    return await rewrite(cand, llm[0], llm[1], llm[2], name, got[0] if got else "")
+    return name, got[0] if got else ""
+
+
+async def _rewrite(llm: tuple[Any, Any, Any], cand: Candidate, sc: Scenario, kept: Any, g: Guideline) -> Candidate:
+    from climedbench.build.llm1 import rewrite
+
+    return await rewrite(cand, llm[0], llm[1], llm[2], *_rewrite_args(cand, sc, kept, g))

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from climedbench.cli.common import app, err, out, print_json
+from climedbench.cli.common import RAY_ADDRESS_HELP, WORKERS_HELP, app, err, executor_options, out, print_json
 from climedbench.errors import ConfigError
 
 ACTIONS = ("status", "export")
@@ -21,6 +21,9 @@ Examples:
   climedbench build notes-deid/ --out my-suite/ --per-scenario 200
 
   climedbench build notes-deid/ --out my-suite/ --scenarios S1,S2 --generator openai:qwen2.5-7b --base-url ...
+
+  climedbench build notes-deid/ --out my-suite/ --generator openai:qwen2.5-7b --base-url ... --executor ray \
+      --ray-address auto --workers 8                         # LLM1 rewrites on Ray workers
 
   climedbench build status --out my-suite/
 
@@ -60,6 +63,11 @@ def build(
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not cache generator calls.")] = False,
     max_concurrency: Annotated[int, typer.Option("--max-concurrency", min=1, help="LLM1 requests in flight at once "
                                                  "(the items are the same as with 1).")] = 1,
+    executor: Annotated[str, typer.Option(help="Where LLM1 rewrites are made: 'local' (this process) or 'ray' "
+                                                "(workers on a Ray cluster; the candidates are the same). Without "
+                                                "--generator the build runs locally.")] = "local",
+    ray_address: Annotated[str | None, typer.Option(help=RAY_ADDRESS_HELP)] = None,
+    workers: Annotated[int, typer.Option(min=1, help=WORKERS_HELP)] = 2,
     json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Build CliMedBench-style items from de-identified clinical notes, the paper's way (§2.2): quality filters and
@@ -67,6 +75,9 @@ def build(
     note's own section and distractors from other patients' segments of the same kind in a similarity band (no
     model), an optional LLM1 rewrite; then a suite folder that `validate`, `run`, `audit-items` take with
     --suite. Killing and re-running loses nothing."""
+    ex = executor_options(executor, ray_address, workers)
+    if ex.kind == "ray" and generator is None and notes not in ACTIONS:
+        err.print("--executor ray: nothing is model-bound without --generator; building locally", highlight=False)
     if notes in ACTIONS:
         if out_dir is None:
             raise typer.BadParameter(f"give the build folder: climedbench build {notes} --out SUITE_DIR")
@@ -88,7 +99,7 @@ def build(
             raise typer.BadParameter("give the notes and --out SUITE_DIR (or --demo)")
         source = Path(notes).expanduser()
     summary = _run(source, out_dir, scenarios, per_scenario, generator, base_url, already_deidentified,
-                   guideline, guideline_en, templates, text_column, cache, no_cache, max_concurrency)
+                   guideline, guideline_en, templates, text_column, cache, no_cache, max_concurrency, ex)
     from climedbench.build.export import export_suite
 
     card = export_suite(out_dir, name)
@@ -101,8 +112,8 @@ def build(
 
 def _run(source: Path, out_dir: Path, scenarios: str | None, per_scenario: int | None, generator: str | None,
          base_url: str | None, already: bool, guideline: Path | None, guideline_en: Path | None,
-         templates: Path | None, text_column: str, cache: str | None, no_cache: bool, max_concurrency: int = 1
-         ) -> dict[str, Any]:
+         templates: Path | None, text_column: str, cache: str | None, no_cache: bool, max_concurrency: int = 1,
+         executor: Any = None) -> dict[str, Any]:
     import os
 
     from rich.progress import Progress
@@ -118,7 +129,7 @@ def _run(source: Path, out_dir: Path, scenarios: str | None, per_scenario: int |
                         per_scenario=per_scenario, generator=generator, already_deidentified=already,
                         guideline_zh=guideline, guideline_en=guideline_en, templates=templates,
                         text_column=text_column, cache=Path(cache).expanduser() if cache else None,
-                        no_cache=no_cache, max_concurrency=max_concurrency)
+                        no_cache=no_cache, max_concurrency=max_concurrency, executor=executor)
     with Progress(console=err, transient=True) as bar:
         tasks: dict[str, Any] = {}
 

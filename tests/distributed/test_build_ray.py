@@ -1,0 +1,40 @@
+"""`climedbench build --generator … --executor ray`: the LLM1 rewrites are made by Ray workers, and the build
+writes the same candidates, byte for byte, as a local one, asking the server each request once."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.distributed.conftest import cli
+from tests.support.instant_server import get_stats, instant_server, reset_stats
+
+FIX = Path(__file__).parent.parent / "fixtures" / "build"
+QUESTION = json.dumps({"question": "该患者最可能的主要诊断是什么？"}, ensure_ascii=False)
+
+
+@pytest.fixture(scope="module")
+def notes(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("deid") / "notes"
+    cli("deid", str(FIX), "--out", str(out), "--id-column", "record_id", "--patient-column", "patient_id",
+        "--keep-column", "lang", "--keep-column", "specialty", "--keep-column", "note_type",
+        "--salt-file", str(out.parent / "salt"), "--workers", "1")
+    return out
+
+
+def test_llm1_on_ray_writes_the_candidates_of_a_local_build(notes, ray_address, tmp_path):
+    def build(out: str, *executor: str) -> str:
+        cli("build", str(notes), "--out", str(tmp_path / out), "--generator", "openai:instant-test", "--base-url",
+            url, "--cache", str(tmp_path / f"{out}.sqlite"), "--scenarios", "ID#2,ID#4", *executor)
+        return (tmp_path / out / ".build" / "candidates.jsonl").read_text("utf-8")
+
+    with instant_server(reply=QUESTION) as url:
+        local = build("local")
+        reset_stats(url)
+        ray = build("ray", "--executor", "ray", "--ray-address", ray_address, "--workers", "2")
+        asked = get_stats(url)
+    rewritten = local.count("## 问题: 该患者最可能的主要诊断是什么？") + local.count("## Question: 该患者")
+    assert rewritten >= 2 and ray == local
+    assert asked["requests"] == rewritten and set(asked["by_body"].values()) == {1}
