@@ -22,8 +22,7 @@ Examples:
 
   climedbench build notes-deid/ --out my-suite/ --scenarios S1,S2 --generator openai:qwen2.5-7b --base-url ...
 
-  climedbench build notes-deid/ --out my-suite/ --generator openai:qwen2.5-7b --base-url ... --executor ray \
-      --ray-address auto --workers 8                         # LLM1 rewrites on Ray workers
+  climedbench build notes-deid/ --out my-suite/ --generator openai:NAME --base-url ... --executor ray --workers 8
 
   climedbench build status --out my-suite/
 
