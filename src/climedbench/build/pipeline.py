@@ -111,11 +111,12 @@ async def _generate_all(opts: BuildOptions, scenarios: list[Scenario], guideline
                     skipped[f"{sc.scenario}: {result.reason}"] += 1
                 else:
                     made[result.task] += 1
-                llm1 = opts.generator is not None and not isinstance(result, Skip) and sc.answer == "single"
+                cand = None if isinstance(result, Skip) else result
+                llm1 = opts.generator is not None and cand is not None and sc.answer == "single"
                 if on_ray:
-                    later.append((unit, result, _rewrite_args(result, sc, k, g) if llm1 else None))
+                    later.append((unit, result, _rewrite_args(cand, sc, k, g) if llm1 and cand is not None else None))
                     continue
-                job = _rewrite(llm, result, sc, k, g) if llm is not None and llm1 else _ready(result)
+                job = _rewrite(llm, cand, sc, k, g) if llm is not None and llm1 and cand is not None else _ready(result)
                 window.append((unit, asyncio.ensure_future(job)))
                 await _drain(window, opts.max_concurrency - 1, opts.out, state)
             await _drain(window, 0, opts.out, state)
