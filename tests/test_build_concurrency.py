@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.build_notes import deidentified_records
 from tests.support.cli import run_cli
 from tests.support.instant_server import get_stats, instant_server, reset_stats
 
@@ -20,11 +21,7 @@ VERDICT = json.dumps({"verdict": "pass", "problems": [], "reason": "ok"})
 
 @pytest.fixture(scope="module")
 def notes(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("deid") / "notes"
-    run_cli("deid", str(FIX), "--out", str(out), "--id-column", "record_id", "--patient-column", "patient_id",
-            "--keep-column", "lang", "--keep-column", "specialty", "--keep-column", "note_type",
-            "--salt-file", str(out.parent / "salt"), "--workers", "1")
-    return out
+    return deidentified_records(tmp_path_factory.mktemp("deid") / "notes")
 
 
 def _build(notes: Path, out: Path, url: str, cache: Path, n: int) -> None:

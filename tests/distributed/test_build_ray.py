@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.distributed.conftest import cli
+from tests.support.build_notes import deidentified_records
 from tests.support.instant_server import get_stats, instant_server, reset_stats
 
 FIX = Path(__file__).parent.parent / "fixtures" / "build"
@@ -17,11 +18,7 @@ QUESTION = json.dumps({"question": "该患者最可能的主要诊断是什么�
 
 @pytest.fixture(scope="module")
 def notes(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("deid") / "notes"
-    cli("deid", str(FIX), "--out", str(out), "--id-column", "record_id", "--patient-column", "patient_id",
-        "--keep-column", "lang", "--keep-column", "specialty", "--keep-column", "note_type",
-        "--salt-file", str(out.parent / "salt"), "--workers", "1")
-    return out
+    return deidentified_records(tmp_path_factory.mktemp("deid") / "notes", cli)
 
 
 def test_llm1_on_ray_writes_the_candidates_of_a_local_build(notes, ray_address, tmp_path):
