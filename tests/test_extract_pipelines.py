@@ -115,6 +115,37 @@ def test_unknown_pipeline_is_refused():
         extract_choice("答案：A", "ABCD", pipeline="lenient")  # type: ignore[arg-type]
 
 
+def test_both_pipelines_read_a_response_once(monkeypatch):
+    """A scorer reads every response by both pipelines; the second reading reuses the first one's cleaned text and
+    rule decisions (each rule applied at most once) and reads what a reading of its own reads."""
+    import climedbench.extract.choice as choice
+
+    cleaned: list[str] = []
+    applied: dict[str, int] = {}
+    real_clean = choice.clean_response
+
+    def clean(text: str) -> str | None:
+        cleaned.append(text)
+        return real_clean(text)
+
+    def counted(rule):
+        def apply(ctx):
+            applied[rule.name] = applied.get(rule.name, 0) + 1
+            return rule.apply(ctx)
+        return choice.Rule(rule.name, apply, rule.role)
+
+    monkeypatch.setattr(choice, "clean_response", clean)
+    monkeypatch.setattr(choice, "CHOICE_RULES", tuple(counted(r) for r in choice.CHOICE_RULES))
+    response = "患者第4711号的表现符合膜增生性肾炎。\n答案：C"
+    flexible = extract_choice(response, "ABCDE")
+    strict = extract_choice(response, "ABCDE", pipeline="strict")
+    assert (flexible.answer, flexible.method) == ("C", "marker")
+    assert (strict.answer, strict.method) == ("C", "marker")
+    assert cleaned == [response]
+    assert applied == {"unterminated_reasoning": 1, "empty": 1, "alternatives": 1, "self_contradiction": 1,
+                       "truncated": 1, "marker": 1}
+
+
 # -- a real run: MMLU-Medicine (single choice) and PubMedQA (yes/no/maybe) of the release fixtures -------------------
 
 TASKS = ("MMLU-Medicine", "PubMedQA")

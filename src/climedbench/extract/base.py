@@ -56,11 +56,19 @@ def in_pipeline(rule: Rule[C], pipeline: Pipeline) -> bool:
     return pipeline == "flexible" or rule.role != "flexible"
 
 
-def run_rules(rules: Sequence[Rule[C]], ctx: C, pipeline: Pipeline, otherwise: Extraction) -> Extraction:
-    """The first decision of the pipeline's rules, in table order; `otherwise` when none decides."""
+def run_rules(rules: Sequence[Rule[C]], ctx: C, pipeline: Pipeline, otherwise: Extraction,
+              memo: dict[str, Extraction | None] | None = None) -> Extraction:
+    """The first decision of the pipeline's rules, in table order; `otherwise` when none decides. With `memo` (rule
+    name → its decision on this `ctx`) a rule already applied to the same context is not applied again: reading one
+    response by both pipelines applies each rule at most once (rules are pure functions of the context)."""
     for rule in rules:
         if in_pipeline(rule, pipeline):
-            found = rule.apply(ctx)
+            if memo is None:
+                found = rule.apply(ctx)
+            elif rule.name in memo:
+                found = memo[rule.name]
+            else:
+                found = memo[rule.name] = rule.apply(ctx)
             if found is not None:
                 return found
     return otherwise

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from climedbench.extract.base import Extraction, Pipeline, Rule, run_rules
 from climedbench.extract.choice_checks import (
@@ -92,6 +92,9 @@ class ChoiceReading:
     multi: bool
     option_texts: dict[str, str] | None
     cleaned: str | None = field(init=False)
+    # each rule's decision on this reading, filled as rules are applied (see extract.base.run_rules)
+    decided: dict[str, Extraction | None] = field(init=False, default_factory=dict)
+    checked: dict[Extraction, Extraction] = field(init=False, default_factory=dict)  # a single answer, re-checked
 
     def __post_init__(self) -> None:
         self.cleaned = clean_response(self.response)
@@ -352,21 +355,40 @@ CHOICE_RULES: tuple[Rule[ChoiceReading], ...] = (
 )
 
 
+@lru_cache(maxsize=32)
+def _reading(response: str, valid: str, multi: bool, option_texts: tuple[tuple[str, str], ...] | None
+             ) -> ChoiceReading:
+    """The reading of one response, kept for the next call: a scorer reads each response twice (the flexible and
+    the strict pipeline), and the second reading reuses the first one's cleaned text, hits and rule decisions."""
+    return ChoiceReading(response, valid, multi, None if option_texts is None else dict(option_texts))
+
+
 def extract_choice(response: str, options: str, *, multi: bool = False,
                    option_texts: dict[str, str] | None = None, pipeline: Pipeline = "flexible") -> Extraction:
     """The chosen letter (single) or sorted letter set (multi) among `options`, e.g. 'ABCDE', read by the rules of
     `pipeline` (`CHOICE_RULES`; no_answer when none decides). A single answer with a second option endorsed beside it
     ("The answer is B. D is also correct.") is a hedge: no answer."""
-    found = run_rules(CHOICE_RULES, ChoiceReading(response, options.upper(), multi, option_texts), pipeline,
-                      Extraction(None, "no_answer"))
+    texts = None if option_texts is None else tuple(option_texts.items())
+    reading = _reading(response, options.upper(), multi, texts)
+    found = run_rules(CHOICE_RULES, reading, pipeline, Extraction(None, "no_answer"), reading.decided)
     if not multi and isinstance(found.answer, str):
-        text = _answer_region(clean_response(response) or "", options.upper())
-        if _second_endorsed(text, found.answer, options.upper()):
-            return Extraction(None, "second_option_endorsed")
-        if _answer_then_odd_one(text, found.answer, options.upper()):
-            return Extraction(None, "inconsistent")
-        if found.method == "marker" and _rival_verdicts(text, found.answer):
-            return Extraction(None, "second_option_endorsed")
-        if found.method == "marker" and _text_belies_letter(text, found.answer, option_texts or {}):
-            return Extraction(None, "letter_text_mismatch")
+        if found not in reading.checked:
+            reading.checked[found] = _checked(reading, found, option_texts or {})
+        return reading.checked[found]
+    return found
+
+
+def _checked(reading: ChoiceReading, found: Extraction, option_texts: dict[str, str]) -> Extraction:
+    """A single answer unless the text around it withdraws it (a second option endorsed, an odd one out, a rival
+    verdict, option text that belies the letter)."""
+    assert isinstance(found.answer, str)
+    text = _answer_region(reading.cleaned or "", reading.valid)
+    if _second_endorsed(text, found.answer, reading.valid):
+        return Extraction(None, "second_option_endorsed")
+    if _answer_then_odd_one(text, found.answer, reading.valid):
+        return Extraction(None, "inconsistent")
+    if found.method == "marker" and _rival_verdicts(text, found.answer):
+        return Extraction(None, "second_option_endorsed")
+    if found.method == "marker" and _text_belies_letter(text, found.answer, option_texts):
+        return Extraction(None, "letter_text_mismatch")
     return found
