@@ -12,10 +12,11 @@ process: it answers "答案：X" at once, X a hash of the messages, so identical
 in a warm-up run (read from its samples.jsonl with --log-prompts), so the decoded prompts are the same by
 construction; the script checks it at the server, by sha256 of the canonical messages each tool sent.
 
-For each tool and run it prints: the whole wall time (launch to exit), the peak RSS summed over the child's
-process tree (sampled every 20 ms), the time from launch to the first chat request read by the server, and
-items/s while sending (requests read by the server between its first and last one, per second). Runs are paired
-(A/B, then B/A, ...) and the ratios climedbench / lm-eval are given per pair and as medians.
+For each tool and run it prints: the whole wall time (launch to exit), the CPU time of the child's process tree
+(user + system), the peak RSS summed over that tree (sampled every 20 ms), the time from launch to the first chat
+request read by the server, and items/s while sending (requests read by the server between its first and last
+one, per second). Runs are paired (A/B, then B/A, ...) and the ratios climedbench / lm-eval are given per pair and
+as medians.
 
 With --faults P the server fails a share P of the attempts (2/3 answer 500, 1/3 stall beyond both tools'
 --timeout, at most 3 faults per prompt), and the script reports which tool finishes with every item answered.
@@ -29,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -58,6 +60,7 @@ class Run:
     tool: str
     wall: float
     peak_mb: float
+    cpu: float
     first_request: float
     send_rate: float
     requests: int
@@ -99,8 +102,11 @@ def tree_rss_mb(pid: int) -> float:
     return total / 1024
 
 
-def timed(cmd: list[str], env: dict[str, str], log: Path) -> tuple[float, float, float, int]:
-    """Run cmd; (start time.time(), wall seconds, peak tree RSS MiB, exit code). Output goes to `log`."""
+def timed(cmd: list[str], env: dict[str, str], log: Path) -> tuple[float, float, float, float, int]:
+    """Run cmd; (start time.time(), wall seconds, peak tree RSS MiB, CPU seconds of the tree, exit code); its output
+    goes to `log`. CPU seconds: user + system of every descendant waited for (less sensitive to the machine's load
+    than wall time)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     with log.open("w") as out:
         start = time.time()
         t0 = time.perf_counter()
@@ -110,18 +116,20 @@ def timed(cmd: list[str], env: dict[str, str], log: Path) -> tuple[float, float,
             peak = max(peak, tree_rss_mb(proc.pid))
             time.sleep(0.02)
         wall = time.perf_counter() - t0
-    return start, wall, peak, proc.returncode
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return start, wall, peak, cpu, proc.returncode
 
 
 def measure(tool: str, cmd: list[str], env: dict[str, str], url: str, work: Path,
             score_of: Any) -> Run:
     http_json(origin(url) + "/bench/reset", method="POST", payload={})
-    start, wall, peak, rc = timed(cmd, env, work / f"{tool}.log")
+    start, wall, peak, cpu, rc = timed(cmd, env, work / f"{tool}.log")
     chat = http_json(origin(url) + "/bench/log", timeout=60)["chat"]
     times = [c[0] for c in chat]
     rate = (len(times) - 1) / (times[-1] - times[0]) if len(times) > 1 and times[-1] > times[0] else float("nan")
     first = times[0] - start if times else float("nan")
-    return Run(tool, wall, peak, first, rate, len(chat), sum(c[3] != "ok" for c in chat),
+    return Run(tool, wall, peak, cpu, first, rate, len(chat), sum(c[3] != "ok" for c in chat),
                {c[1] for c in chat if c[3] == "ok"}, rc, score_of() if rc == 0 else None)
 
 
@@ -225,7 +233,8 @@ def uptime() -> str:
 
 def row(r: Run) -> str:
     score = "-" if r.score is None else f"{r.score:.1f}"
-    return (f"{r.tool:<12} wall {r.wall:7.2f} s  peak {r.peak_mb:6.0f} MiB  first request {r.first_request:6.2f} s  "
+    return (f"{r.tool:<12} wall {r.wall:7.2f} s  cpu {r.cpu:6.2f} s  peak {r.peak_mb:6.0f} MiB  "
+            f"first request {r.first_request:6.2f} s  "
             f"sending {r.send_rate:7.0f} items/s  requests {r.requests:5d} (faults {r.faults})  exit {r.rc}  "
             f"score {score}")
 
@@ -244,8 +253,8 @@ def explain_difference(url: str, a: set[str], b: set[str]) -> None:
 
 
 def ratios(pairs: list[tuple[Run, Run]]) -> None:
-    fields = [("wall", "whole wall time"), ("peak_mb", "peak memory"), ("first_request", "time to first request"),
-              ("send_rate", "items/s while sending")]
+    fields = [("wall", "whole wall time"), ("cpu", "CPU time"), ("peak_mb", "peak memory"),
+              ("first_request", "time to first request"), ("send_rate", "items/s while sending")]
     for attr, label in fields:
         each = [getattr(c, attr) / getattr(lm, attr) for c, lm in pairs if getattr(lm, attr)]
         shown = ", ".join(f"{x:.3f}" for x in each)
