@@ -1,6 +1,6 @@
-"""Surgical steps in order (answer type `steps`; CliMedBench's surgical steps organization): the operation
-note (手术经过) as the steps it tells, some of the middle ones hidden, lettered and shuffled; the key is the letters in the order of
-the gaps, which is the note's own order. No model.
+"""Surgical steps in order (answer type `steps`; CliMedBench's surgical steps organization): the operation note
+(手术经过) as the steps it tells, some of the middle ones hidden, lettered and shuffled; the key is the letters in
+the order of the gaps, which is the note's own order. No model.
 
 A step is a clause of the operation section (after the operation's name, '…行腹腔镜胆囊切除术：') that names an
 action of the template's list for the language (切开, 游离, 夹闭, divided, placed …) and none of its `not_steps`
