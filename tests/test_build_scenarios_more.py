@@ -89,6 +89,10 @@ def test_wtd_drug_elements_are_a_drug_with_its_dose_not_a_laboratory_value():
     assert drug_name("美托洛尔缓释片23.75 mg qd", spec, "zh") == "美托洛尔"
     assert drug_name("改利格列汀5 mg qd", spec, "zh") == "利格列汀"
     assert drug_name("术后第1天血钾4.6 mmol/L", spec, "zh") is None
+    assert drug_name("术前30分钟头孢唑林2 g静滴", spec, "zh") == "头孢唑林"
+    assert drug_name("泼尼松自10 mg qd起始", spec, "zh") == "泼尼松"
+    assert drug_name("按空腹血糖每3天上调2 U至16 U", spec, "zh") is None  # the regimen of a drug named before
+    assert drug_name("先予0.9%氯化钠20 mL/kg", spec, "zh") is None  # not a drug name before the dose
     assert drug_name("creatinine returned to 1.31 mg/dL", spec, "en") is None
     assert drug_name("Metoprolol succinate 25 mg daily was started", spec, "en") == "Metoprolol"
     assert drug_name("then 81 mg daily", spec, "en") is None
@@ -172,6 +176,8 @@ def test_a_summary_replacement_the_stem_names_is_not_used(tmp_path):
     # '糖尿病史5年' is another patient's history, but this patient's present illness names it: not a distractor
     assert all("糖尿病史5年" not in o for o in options.values())
     assert first_positive(me.sections[2:], ZH) == ("高血压病史8年", "r1:history:2")
+    assert first_positive(kept("r5", "p5", "【既往史】\n既往无抽搐史。体健。足月顺产。\n").sections, ZH) == (
+        "足月顺产", "r5:history:0")
 
 
 def test_ke_keywords_are_the_diagnoses_the_text_names():

@@ -52,8 +52,10 @@ def drug_name(clause: str, spec: CritiqueSpec, lang: str) -> str | None:
             at = head.rfind(cue)
             if at >= 0:
                 head = head[at + len(cue):]
-        found = re.search(r"[\u4e00-\u9fffA-Za-z][\u4e00-\u9fffA-Za-z\-]*$", head)
-        name = found.group(0) if found else ""
+        # after the last cue the rest must be the name itself ('术前30分钟头孢唑林' → '头孢唑林'; '按空腹血糖每3天上调'
+        # is no drug: '…2 U至16 U' is the regimen of one named before)
+        name = head.strip() if re.fullmatch(r"[\u4e00-\u9fffA-Za-z][\u4e00-\u9fffA-Za-z\-]*", head.strip()) else ""
+        name = name.removesuffix("自")  # '泼尼松自10 mg起始'
         for form in sorted(spec.forms.get(lang, []), key=len, reverse=True):
             name = name.removesuffix(form)
     else:
@@ -102,8 +104,13 @@ def _lower_first(text: str) -> str:
 
 
 def _diagnosis(kept: Kept, g: Guideline) -> str:
-    got = first_item(_sections(kept, ["diagnosis"]), g)
-    return got[0] if got else ""
+    """The main diagnosis: the last diagnosis section's first item, or an earlier section's when the last one only
+    refers back ('同入院诊断', 'Same as admission')."""
+    for sec in reversed(_sections(kept, ["diagnosis"])):
+        got = first_item([sec], g)
+        if got is not None and not re.match(r"同|same as", got[0], re.I):
+            return got[0]
+    return ""
 
 
 def element_pool(sc: Scenario, notes: list[Kept], guidelines: dict[str, Guideline], lang: str) -> list[PoolEntry]:
@@ -153,7 +160,7 @@ def critique_item(sc: Scenario, spec: LangSpec, kept: Kept, g: Guideline, pool: 
         text = ph.get("case", "{complaint}；{diagnosis}；{treatment}").format(
             complaint=_lower_first(cc[0].rstrip("。. ")), diagnosis=_lower_first(dx), treatment=shown)
         reference = ph.get("reference", "{wrong}: {right}").format(
-            wrong=wrong, wrong_text=repl.text, right=clause, diagnosis=dx)
+            wrong=wrong, wrong_text=repl.text, right=clause, diagnosis=_lower_first(dx))
         return _candidate(sc, spec, kept, text, reference,
                           Provenance(record=kept.note.record, patient=kept.note.patient,
                                      segments=[cc[1], seg], key_segment=seg, template=sc.template_id,

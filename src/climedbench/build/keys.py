@@ -93,7 +93,7 @@ def _sentences_upto(sentences: list[str], max_chars: int, lang: str) -> str | No
     return clip(sep.join(out), max_chars)
 
 
-_NEGATIVE = re.compile(r"^(?:否认|无|未|denies|denied|no|none|not)\b|^(?:否认|无|未)", re.I)
+_NEGATIVE = re.compile(r"^(?:denies|denied|no|none|not)\b|^(?:既往)?(?:否认|无|未|体健)", re.I)
 
 
 def first_sentence(sections: list[Section], g: Guideline, max_chars: int = 50, positive: bool = False
