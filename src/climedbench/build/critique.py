@@ -155,6 +155,7 @@ def critique_item(sc: Scenario, spec: LangSpec, kept: Kept, g: Guideline, pool: 
         if shown is None or strip_dates(repl.text) not in shown or gender_clash(repl.text, kept.note.text):
             continue
         shown = shown.rstrip(" ，,；;。.") + ("." if g.lang == "en" else "。")
+        shown = shown[0].upper() + shown[1:]  # an English sentence that now starts with the replacement
         wrong = drug_name(repl.text, cs, g.lang) or repl.text
         ph = spec.phrases
         text = ph.get("case", "{complaint}；{diagnosis}；{treatment}").format(
