@@ -39,7 +39,7 @@ def test_deid_build_validate_run_and_audit_items(deidentified, tmp_path):
     card = json.loads((suite / "card.json").read_text("utf-8"))
     assert card["deidentification"]["notes"] == 14 and card["deidentification"]["totals"]["NAME"] >= len(NAMES)
     status = json.loads(run_cli("build", "status", "--out", str(suite), "--json").stdout)
-    assert status["units_done"] == 5 * 10 and status["dropped"] == {"too_short": 1, "garbled": 1,
+    assert status["units_done"] == 10 * 10 and status["dropped"] == {"too_short": 1, "garbled": 1,
                                                                     "template_only": 1, "near_duplicate": 1}
     run_cli("validate", "--suite", str(suite))
     listed = run_cli("list", "--suite", str(suite))

@@ -44,6 +44,8 @@ class PoolEntry:
     record: str
     patient: str
     segment: str
+    kind: str = ""  # composed scenarios: which fact (summary) or 'element' (critique) the text is
+    context: str = ""  # critique: the other patient's main diagnosis
 
 
 class EmbeddingStore:

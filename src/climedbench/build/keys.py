@@ -93,9 +93,59 @@ def _sentences_upto(sentences: list[str], max_chars: int, lang: str) -> str | No
     return clip(sep.join(out), max_chars)
 
 
+_NEGATIVE = re.compile(r"^(?:denies|denied|no|none|not)\b|^(?:既往)?(?:否认|无|未|体健)", re.I)
+
+
+def first_sentence(sections: list[Section], g: Guideline, max_chars: int = 50, positive: bool = False
+                   ) -> Extracted:
+    """The section's first sentence, without dates, cut at a clause boundary (clip.py); `positive`: the first that
+    is not a negation ('否认糖尿病史', 'Denies …': the same in many notes, no fact to summarise)."""
+    for sec in sections:
+        for sent in sec.sentences:
+            text = strip_dates(_strip_num(sent))
+            if len(text) < 2 or is_placeholder(text, g) or (positive and _NEGATIVE.search(text)):
+                continue
+            got = clip(text, max_chars)
+            return (got, sec.segment_id) if got is not None else None
+    return None
+
+
+def first_positive(sections: list[Section], g: Guideline, max_chars: int = 50) -> Extracted:
+    return first_sentence(sections, g, max_chars, positive=True)
+
+
+# Qualifiers after a diagnosis's name: grades and stages ('高血压病3级', '慢性肾脏病5期', 'NYHA Ⅲ级').
+_GRADE = re.compile(r"\s*(?:NYHA\s*)?(?:\d+[a-d]?|[ⅠⅡⅢⅣⅤⅥIV]+)\s*[级期度型]$|,?\s+(?:stage|grade|class)\s+\S+$", re.I)
+_NOT_A_NAME = re.compile(r"score|评分|\d{2,}", re.I)
+
+
+def diagnosis_names(sections: list[Section], g: Guideline, max_items: int = 6) -> Extracted:
+    """The names of the diagnosis sections' items (the last section first; each as `first_item` takes the main
+    one, without brackets and grades or stages: '高血压病3级（很高危）' → '高血压病'), '；'-joined; None with
+    fewer than two."""
+    names: list[str] = []
+    for sec in reversed(sections):
+        for sent in sec.sentences:
+            text = _strip_num(sent)
+            if not text or is_placeholder(text, g) or re.search(r"score|评分", text, re.I):
+                continue
+            text = first_phrase(text) if g.lang == "zh" else re.split(r"[,;]", text)[0].strip()
+            text = _GRADE.sub("", re.sub(r"\s*[（(][^）)]*[）)]", "", text)).strip()
+            longest = 30 if g.lang == "zh" else 60
+            if (1 < len(text) <= longest and balanced(text) and not _NOT_A_NAME.search(text)
+                    and text.lower() not in {n.lower() for n in names}):
+                names.append(text)
+    if len(names) < 2:
+        return None
+    return "；".join(names[:max_items]), sections[-1].segment_id
+
+
 EXTRACTORS: dict[str, Callable[..., Extracted]] = {
     "first_item": first_item,
     "exam_names": exam_names,
     "treatment_sentences": treatment_sentences,
     "whole_section": whole_section,
+    "first_sentence": first_sentence,
+    "first_positive": first_positive,
+    "diagnosis_names": diagnosis_names,
 }

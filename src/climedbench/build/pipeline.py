@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from climedbench.build.candidates import BUILD_DIR, Candidate, append_candidate, load_candidates
-from climedbench.build.generate import Skip, build_pool, generate, key_of
+from climedbench.build.generate import Skip, key_of
+from climedbench.build.kinds import POOLED, build_unit, pool_of
 from climedbench.build.preprocess import QualityRules, drops_json, preprocess
 from climedbench.build.records import read_notes
 from climedbench.build.scenarios import Scenario, load_scenarios, select
@@ -77,7 +78,7 @@ async def _generate_all(opts: BuildOptions, scenarios: list[Scenario], guideline
     from climedbench.build.distractors import EmbeddingStore
 
     store = None
-    if any(s.answer == "single" for s in scenarios):
+    if any(s.answer in POOLED for s in scenarios):
         from climedbench.embeddings import load_embedder
 
         store = EmbeddingStore(opts.out / BUILD_DIR / "embeddings.sqlite", load_embedder(opts.embedder))
@@ -93,7 +94,7 @@ async def _generate_all(opts: BuildOptions, scenarios: list[Scenario], guideline
             for lang in ("zh", "en")}
     try:
         for sc in scenarios:
-            pools = {lang: build_pool(sc, kept, guidelines, lang) if sc.answer == "single" else []
+            pools = {lang: pool_of(sc, kept, guidelines, lang) if sc.answer in POOLED else []
                      for lang in ("zh", "en")}
             for i, k in enumerate(kept, start=1):
                 spec = sc.languages.get(k.note.lang)
@@ -105,7 +106,7 @@ async def _generate_all(opts: BuildOptions, scenarios: list[Scenario], guideline
                 if spec is not None and opts.per_scenario is not None and made[spec.task] >= opts.per_scenario:
                     continue
                 g = guidelines[k.note.lang]
-                result = generate(sc, k, g, pools[k.note.lang], store,  # type: ignore[arg-type]
+                result = build_unit(sc, k, g, pools[k.note.lang], store,  # type: ignore[arg-type]
                                   rank[k.note.lang][k.note.record])
                 if isinstance(result, Skip):
                     skipped[f"{sc.scenario}: {result.reason}"] += 1

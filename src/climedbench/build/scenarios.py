@@ -29,6 +29,9 @@ class LangSpec(BaseModel):
     options_header: str = "选项"
     events_header: str | None = None
     task_def: Literal["bundled"] | dict[str, Any] = "bundled"
+    # Wording of the composed scenarios (summary format, item headers, a critique's reference): templates.py's
+    # placeholders ({0}, {1}, {name}, ...) per answer type, docs/BUILD.md.
+    phrases: dict[str, str] = Field(default_factory=dict)
 
 
 class KeySpec(BaseModel):
@@ -59,15 +62,54 @@ class EventsSpec(BaseModel):
     max_chars: int = 80
 
 
+class FactSpec(BaseModel):
+    """One fact of a composed summary: a key extractor (keys.py) over one content type."""
+
+    model_config = ConfigDict(extra="forbid")
+    from_: str = Field(alias="from")
+    extract: str
+    max_chars: int | None = None  # the extractor's length limit (its default when not given)
+
+
+class StepsSpec(BaseModel):
+    """Operation steps (surgical steps organization): clauses of the `from` section that name an action of the
+    language's list and none of its `not_steps` markers (findings, bleeding, pathology, the surgeon), `min` to `max`
+    of them; up to `mask` of the middle ones are hidden and lettered."""
+
+    model_config = ConfigDict(extra="forbid")
+    from_: str = Field(alias="from")
+    actions: dict[str, list[str]]
+    not_steps: dict[str, list[str]] = Field(default_factory=dict)
+    min: int = 5
+    max: int = 10
+    mask: int = 4
+    max_chars: int = 60
+
+
+class CritiqueSpec(BaseModel):
+    """A treatment with one drug element replaced by a similar other patient's (wrong treatment detection): the
+    elements are the `from` section's clauses naming a drug with a dose; `forms` are dosage-form words cut off a
+    drug's name."""
+
+    model_config = ConfigDict(extra="forbid")
+    from_: str = Field(alias="from")
+    cues: dict[str, list[str]] = Field(default_factory=dict)
+    forms: dict[str, list[str]] = Field(default_factory=dict)
+    max_chars: int = 160
+
+
 class Scenario(BaseModel):
     model_config = ConfigDict(extra="forbid")
     id: str
     scenario: str
-    answer: Literal["single", "order"]
+    answer: Literal["single", "order", "summary", "steps", "keywords", "critique"]
     key: KeySpec | None = None
     leak: Literal["remove_key_sentences"] | None = None
     distractors: BandSpec = Field(default_factory=BandSpec)
     events: EventsSpec | None = None
+    facts: list[FactSpec] = Field(default_factory=list)  # summary: two facts, each swapped in the distractors
+    steps: StepsSpec | None = None
+    critique: CritiqueSpec | None = None
     languages: dict[str, LangSpec]
     digest: str = ""
 
@@ -89,6 +131,11 @@ def _parse(text: str, where: str) -> Scenario:
         raise ConfigError(f"{where}: key.extract: use one of {', '.join(EXTRACTORS)}")
     if sc.answer == "order" and sc.events is None:
         raise ConfigError(f"{where}: order scenarios need 'events'")
+    needs = {"summary": "facts", "steps": "steps", "critique": "critique", "keywords": "key"}.get(sc.answer)
+    if needs is not None and not getattr(sc, needs):
+        raise ConfigError(f"{where}: {sc.answer} scenarios need '{needs}'")
+    if sc.answer == "summary" and (len(sc.facts) != 2 or any(f.extract not in EXTRACTORS for f in sc.facts)):
+        raise ConfigError(f"{where}: facts: give two, each with extract one of {', '.join(EXTRACTORS)}")
     return sc
 
 
