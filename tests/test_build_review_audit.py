@@ -208,6 +208,20 @@ def test_surrogate_notes_narrow_the_phi_check_to_the_options_contact_details(tmp
     assert json.loads(off.stdout)["phi_check"] == "off (asked)"
 
 
+def test_surrogate_notes_are_recognised_in_the_source_folder_the_build_read(tmp_path):
+    # `climedbench build NOTES --out SUITE`: the manifest is beside the notes, named by .build/state.json's source.
+    folder = build_folder(tmp_path / "suite")
+    notes = tmp_path / "notes-deid"
+    notes.mkdir()
+    manifest = notes / "deid_manifest.json"
+    manifest.write_text(json.dumps({"deidentified_by": "climedbench deid", "mode": "surrogate"}), encoding="utf-8")
+    (folder / ".build" / "state.json").write_text(json.dumps({"source": str(notes)}), encoding="utf-8")
+    result = CliRunner().invoke(app, ["audit", str(folder), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["phi_check"] == (f"options only, contact details and identifiers (surrogate "
+                                                      f"notes: {manifest})")
+
+
 def test_a_phone_number_left_in_a_discharge_option_is_flagged_on_surrogate_notes(tmp_path):
     # An ID#4 option with the phone number de-identification missed (or its surrogate): flagged as a PHI remnant
     # even on surrogate notes; the same item without it is not.

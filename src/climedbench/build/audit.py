@@ -390,12 +390,19 @@ def audit_rows(cands: Sequence[Candidate], rules: dict[str, list[Finding]],
 
 
 def surrogate_notes(out: Path) -> Path | None:
-    """The manifest of the build's notes when `climedbench deid` wrote them in surrogate mode (None otherwise)."""
-    for manifest in sorted(build_dir(out).glob("*/deid_manifest.json")):
+    """The manifest of the build's notes when `climedbench deid` wrote them in surrogate mode (None otherwise):
+    the notes `--demo` de-identified into `.build/`, or the source folder `.build/state.json` names."""
+    manifests = sorted(build_dir(out).glob("*/deid_manifest.json"))
+    try:
+        source = Path(json.loads((build_dir(out) / "state.json").read_text(encoding="utf-8"))["source"])
+        manifests.append((source if source.is_dir() else source.parent) / "deid_manifest.json")
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    for manifest in manifests:
         try:
             if json.loads(manifest.read_text(encoding="utf-8")).get("mode") == "surrogate":
                 return manifest
-        except (OSError, ValueError):
+        except (OSError, ValueError, AttributeError):
             continue
     return None
 
