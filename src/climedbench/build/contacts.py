@@ -1,10 +1,10 @@
-"""Contact details and signature lines removed from discharge advice (ID#4's key and options): de-identification
-misses some phone numbers, and surrogates keep the others looking like phone numbers; neither belongs in an
-answer option, and a signature line ('主治医师：X', '出院日期：…', 'Attending: …') or a doctor's name is a cue
-outside medicine. Removed, per sentence:
+"""Contact details and signature lines removed from discharge advice (the key and options of the discharge-advice
+items): de-identification misses some phone numbers, and surrogates keep the others looking like phone numbers;
+neither belongs in an answer option, and a signature line ('主治医师：X', '出院日期：…', 'Attending: …') or a
+doctor's name is a cue outside medicine. Removed, per sentence:
 
-- a bracket naming a phone number, a contact word or a doctor ('（陈雪畅，联系电话175…）', '(clinic phone …)',
-  '（王玉敏医师）', '（…预约号：HX…）');
+- a bracket naming a phone number, a contact word or a doctor ('（陈某某，联系电话175…）', '(clinic phone …)',
+  '（王某某医师）', '（…预约号：HX…）');
 - a clause (between ，；, ;) with a phone number, an e-mail address, a contact word (联系电话, 电话, 手机, 微信,
   邮箱, 预约号, phone, tel, e-mail, fax) or a labelled doctor ('门诊：X主任医师');
 - 'Dr. Name' (with a 'with' before it);

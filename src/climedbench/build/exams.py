@@ -1,6 +1,6 @@
-"""Examination names without their results (ID#1's key and options): a blind clinical read found half the ID#1
-options still carrying the record's results ('血糖38.6mmol/L', 'Child-Pugh评分8分', '心电图窦性心律'), which gives
-the key away. An investigations section is read sentence by sentence (。；; and '. '):
+"""Examination names without their results (the examinations items' key and options): a blind clinical read found
+half their options still carrying the record's results ('血糖38.6mmol/L', 'Child-Pugh评分8分', '心电图窦性心律'),
+which gives the key away. An investigations section is read sentence by sentence (。；; and '. '):
 
 - a sentence with a result marker ('心电图：Ⅱ、Ⅲ、aVF导联ST段抬高…', 'BMP: creatinine …', '头颅MRI示…') names one
   examination, the text before the marker; the rest is its result. When that text only says when ('入院时：',

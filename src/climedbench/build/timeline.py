@@ -1,7 +1,7 @@
-"""When a course sentence happened, as far as the note fixes it (CPR's events): a blind clinical read rejected
-CPR items whose events share a day (antibiotics, disease report and supportive care all on the day of diagnosis)
-or whose order the note does not fix (post-operative analgesia 'for 2 days' against chest-tube removal on
-post-operative day 3): their order in the text is not the order of the stay.
+"""When a course sentence happened, as far as the note fixes it (the events of pathway-order items): a blind clinical
+read rejected pathway-order items whose events share a day (antibiotics, disease report and supportive care all on
+the day of diagnosis) or whose order the note does not fix (post-operative analgesia 'for 2 days' against
+chest-tube removal on post-operative day 3): their order in the text is not the order of the stay.
 
 A sentence's day is the first time expression of its first clause (up to its first comma: '予依诺肝素…，第3天加用
 华法林' started enoxaparin before day 3, on a day the note does not give), read as a day of the stay (admission
