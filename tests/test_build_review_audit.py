@@ -184,19 +184,63 @@ def test_the_review_steps_are_reached_through_climedbench_build():
     assert "--demo" in run_cli("build", "--help").stdout  # `build NOTES …` itself is unchanged
 
 
-def test_surrogate_notes_turn_the_phi_check_off_by_default(tmp_path):
-    # Notes that `climedbench deid` wrote with surrogates hold fake names the same detectors would find again; with
-    # masked notes (or none recorded) the check runs.
-    folder = build_folder(tmp_path / "suite")
+def _surrogate_folder(folder: Path) -> Path:
     (folder / ".build" / "deid-notes").mkdir()
     manifest = folder / ".build" / "deid-notes" / "deid_manifest.json"
     manifest.write_text(json.dumps({"deidentified_by": "climedbench deid", "mode": "surrogate"}), encoding="utf-8")
+    return manifest
+
+
+def test_surrogate_notes_narrow_the_phi_check_to_the_options_contact_details(tmp_path):
+    # Notes that `climedbench deid` wrote with surrogates hold fake names the same detectors would find again: by
+    # default only the options are checked, for contact details and identifiers. The planted name and phone number
+    # are in stems, so nothing is flagged; with `--phi on` the whole item is checked and both are.
+    folder = build_folder(tmp_path / "suite")
+    manifest = _surrogate_folder(folder)
     result = CliRunner().invoke(app, ["audit", str(folder), "--json"])
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
-    assert summary["phi_check"] == f"off (surrogate notes: {manifest})" and "phi" not in summary["by_kind"]
+    assert summary["phi_check"] == f"options only, contact details and identifiers (surrogate notes: {manifest})"
+    assert "phi" not in summary["by_kind"]
     forced = CliRunner().invoke(app, ["audit", str(folder), "--json", "--phi", "on"])
     assert json.loads(forced.stdout)["by_kind"]["phi"] == 2
+    off = CliRunner().invoke(app, ["audit", str(folder), "--json", "--phi", "off"])
+    assert json.loads(off.stdout)["phi_check"] == "off (asked)"
+
+
+def test_surrogate_notes_are_recognised_in_the_source_folder_the_build_read(tmp_path):
+    # `climedbench build NOTES --out SUITE`: the manifest is beside the notes, named by .build/state.json's source.
+    folder = build_folder(tmp_path / "suite")
+    notes = tmp_path / "notes-deid"
+    notes.mkdir()
+    manifest = notes / "deid_manifest.json"
+    manifest.write_text(json.dumps({"deidentified_by": "climedbench deid", "mode": "surrogate"}), encoding="utf-8")
+    (folder / ".build" / "state.json").write_text(json.dumps({"source": str(notes)}), encoding="utf-8")
+    result = CliRunner().invoke(app, ["audit", str(folder), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["phi_check"] == (f"options only, contact details and identifiers (surrogate "
+                                                      f"notes: {manifest})")
+
+
+def test_a_phone_number_left_in_a_discharge_option_is_flagged_on_surrogate_notes(tmp_path):
+    # An ID#4 option with the phone number de-identification missed (or its surrogate): flagged as a PHI remnant
+    # even on surrogate notes; the same item without it is not.
+    rows = [json.loads(x) for x in FIXTURE.read_text("utf-8").splitlines() if x.strip()]
+    ok = next(r for r in rows if r["code"] == "ID#4" and r["id"].startswith("ok-"))
+    phoned = {**ok, "id": "phone-in-option",
+              "options": {**ok["options"], ok["answer"]: ok["options"][ok["answer"]] + "，如有不适请拨打13912345678。"}}
+    src = tmp_path / "c.jsonl"
+    src.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in (ok, phoned)), encoding="utf-8")
+    folder = build_folder(tmp_path / "suite", src)
+    _surrogate_folder(folder)
+    result = CliRunner().invoke(app, ["audit", str(folder), "--json"])
+    assert result.exit_code == 0, result.output
+    rows_out = {r["id"]: r for r in (json.loads(x) for x in
+                                     (folder / ".build" / "audit.jsonl").read_text("utf-8").splitlines())}
+    phi = [f for f in rows_out["phone-in-option"]["findings"] if f["kind"] == "phi"]
+    assert len(phi) == 1 and phi[0]["detail"].startswith(f"PHONE in the option {ok['answer']}")
+    assert "13912345678" not in phi[0]["detail"]
+    assert not [f for f in rows_out[ok["id"]]["findings"] if f["kind"] == "phi"]
 
 
 def test_the_records_climedbench_build_writes_are_read_and_english_is_compared_by_words(tmp_path):

@@ -4,18 +4,23 @@ re-runs sending nothing; a second round on a fresh sample that stops the rounds.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from pathlib import Path
 
+import krippendorff
+import numpy as np
 import pytest
 from scipy.stats import beta
 from typer.testing import CliRunner
 
 from climedbench.apps.rater.store import Store, Submission
 from climedbench.build.audit import current_candidates, read_jsonl
+from climedbench.build.card import review_markdown
 from climedbench.build.llm import load_prompt
 from climedbench.build.refine import reasons_of, rejected
+from climedbench.build.review_card import review_section
 from climedbench.build.rounds import pass_rate, start_round, sync_round
 from climedbench.cli.build_review import app
 from climedbench.errors import ConfigError
@@ -23,6 +28,7 @@ from tests.support.instant_server import get_stats, instant_server, user_digest
 
 FIXTURE = Path(__file__).parent / "fixtures" / "build_review" / "candidates.jsonl"
 RATERS = ["ana", "bo", "chen"]
+ASPECTS = ("accuracy", "effectiveness", "language")
 
 
 def test_pass_rate_interval_and_criterion():
@@ -142,3 +148,55 @@ def test_the_user_stops_the_rounds(tmp_path):
     assert result.exit_code == 0 and "stopped: user" in result.output
     with pytest.raises(ConfigError, match=r"stopped \(user\)"):
         start_round(folder, RATERS, sample=4, seed=0)
+
+
+def _varied(rater: str, uid: str, aspect: str, reject: bool) -> int:
+    """A reviewer's score that varies by reviewer, item and aspect (so α is neither 1 nor undefined); a rejected
+    item gets 1 or 2 on medical accuracy from every reviewer (both reject: no third reviewer)."""
+    h = int(hashlib.sha256(f"{rater}|{uid}|{aspect}".encode()).hexdigest(), 16)
+    return 1 + h % 2 if reject and aspect == "accuracy" else 3 + h % 3
+
+
+def _review_varied(db: Path, tokens, round_no: int, reject: set[str], given: list[tuple]) -> None:
+    store = Store(db)
+    for name, token in tokens.raters.items():
+        rater = store.rater_by_token(token)
+        for slot in store.slots(rater.id):
+            if slot.done:
+                continue
+            scores = {(0, a): _varied(name, slot.uid, a, slot.uid in reject) for a in ASPECTS}
+            store.submit(rater.id, slot.position, Submission(id=f"{round_no}-{name}-{slot.uid}", scores=scores,
+                                                             comment="依据不足" if slot.uid in reject else ""))
+            given += [(round_no, slot.uid, name, a, s) for (_, a), s in scores.items()]
+
+
+def test_the_data_card_pools_alpha_over_every_rounds_reviews(tmp_path):
+    folder = folder_with_audit(tmp_path)
+    given: list[tuple] = []
+    record, tokens = start_round(folder, RATERS, sample=4, seed=0)
+    _review_varied(folder / ".build" / "review-r1.sqlite", tokens, 1, {record["sample"][0]}, given)
+    assert sync_round(folder)["status"] == "complete"  # 3 of 4 pass: below 90%, the rounds go on
+    record2, tokens2 = start_round(folder, RATERS, sample=4, seed=1)
+    _review_varied(folder / ".build" / "review-r2.sqlite", tokens2, 2, set(), given)
+    assert sync_round(folder)["status"] == "complete"
+
+    section = review_section(folder)
+    assert section is not None
+    pooled = section["agreement_pooled"]
+    units = sorted({(r, u) for r, u, *_ in given})
+    assert {r for r, _ in units} == {1, 2} and len(units) == len(record["queued"]) + 4 + len(record2["queued"]) + 4
+    for aspect in ASPECTS:
+        # α computed here by the krippendorff package from the scores given, each (round, item) one unit.
+        score = {(r, u, name): s for r, u, name, a, s in given if a == aspect}
+        data = np.array([[score.get((r, u, name), np.nan) for r, u in units] for name in RATERS], dtype=float)
+        expected = krippendorff.alpha(reliability_data=data, value_domain=[1, 2, 3, 4, 5],
+                                      level_of_measurement="ordinal")
+        got = pooled[aspect]
+        assert got["alpha"] == pytest.approx(expected, abs=1e-9), aspect
+        assert (got["n_items"], got["n_ratings"], got["n_raters"], got["rounds"]) == (
+            len(units), len(score), len(RATERS), 2)
+        # Pooled is not any one round's α (it rests on both rounds' items).
+        per_round = [r["agreement"][aspect]["alpha"] for r in section["rounds"]]
+        assert all(a != pytest.approx(expected, abs=1e-9) for a in per_round)
+    shown = "\n".join(review_markdown(section, {}))
+    assert "Pooled over all 2 round(s)" in shown and f"{pooled['accuracy']['alpha']:.3f}" in shown

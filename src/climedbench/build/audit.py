@@ -6,7 +6,8 @@ Rules that need no model (every candidate, every time):
   is in the stem: at least 3 such bigrams (2 words) and at least 60% of them;
 - ambiguity: two options so alike (bigram Dice ≥ 0.75, or one containing the other) that both may be defensible;
 - phi: a PHI remnant in the stem or an option, found by climedbench.deid's analyzer (names, phone numbers,
-  record numbers, dates, addresses …);
+  record numbers, dates, addresses …); on notes de-identified with surrogates, the options' contact details and
+  identifiers (phone numbers, e-mail, record and ID numbers …);
 - duplicate: a near-duplicate of an earlier item (the `audit-items` 8-character shingle Jaccard ≥ 0.5);
 - cue: where an `audit-items` cue rule (longest option, agreement between options, wording shared with the
   question, a feature in one option, key position) finds the key of a scenario beyond chance, the items whose
@@ -232,14 +233,29 @@ def alike_options(c: Candidate) -> list[Finding]:
     return out
 
 
-def phi_remnants(c: Candidate, analyzer: Analyzer) -> list[Finding]:
+def phi_remnants(c: Candidate, analyzer: Analyzer, entities: frozenset[str] | None = None,
+                 options_only: bool = False) -> list[Finding]:
+    """PHI the deid detectors find (score ≥ PHI_MIN_SCORE) in the stem and each option (`options_only`: the
+    options; `entities`: only these types)."""
     out = []
-    for where, text in [("stem", c.stem), *((f"option {k}", v) for k, v in c.options.items())]:
+    parts = [] if options_only else [("stem", c.stem)]
+    for where, text in [*parts, *((f"option {k}", v) for k, v in c.options.items())]:
         for span in (s for s in analyzer.analyze(text) if s.score >= PHI_MIN_SCORE):
+            if entities is not None and span.entity not in entities:
+                continue
             # The value itself is not repeated in the finding: the audit file should not spread it further.
             out.append(Finding("phi", "rule", f"{span.entity} in the {where} (characters {span.start}–{span.end}, "
                                               f"detector {span.detector})"))
     return out
+
+
+@dataclass(frozen=True)
+class PhiScope:
+    """What the PHI check looks at: every type in stem and options, or (notes de-identified with surrogates,
+    whose fake names and dates the detectors would find again) the options' contact details and identifiers."""
+
+    entities: frozenset[str] | None = None
+    options_only: bool = False
 
 
 def set_findings(cands: Sequence[Candidate]) -> tuple[dict[str, list[Finding]], list[dict[str, Any]]]:
@@ -289,13 +305,14 @@ def _rule_pick(name: str, item: Item, pickers: dict[str, Any], shares: dict[str,
     return None
 
 
-def rule_audit(cands: Sequence[Candidate], analyzer: Analyzer | None) -> tuple[dict[str, list[Finding]],
-                                                                               list[dict[str, Any]]]:
+def rule_audit(cands: Sequence[Candidate], analyzer: Analyzer | None, scope: PhiScope | None = None
+               ) -> tuple[dict[str, list[Finding]], list[dict[str, Any]]]:
     """Every rule that needs no model, per item; with `analyzer` None the PHI check is left out."""
     found, report = set_findings(cands)
+    scope = scope or PhiScope()
     for c in cands:
-        found[c.id] = [*consistency(c), *leakage(c), *alike_options(c),
-                       *(phi_remnants(c, analyzer) if analyzer is not None else []), *found[c.id]]
+        phi = phi_remnants(c, analyzer, scope.entities, scope.options_only) if analyzer is not None else []
+        found[c.id] = [*consistency(c), *leakage(c), *alike_options(c), *phi, *found[c.id]]
     return found, report
 
 
@@ -373,12 +390,19 @@ def audit_rows(cands: Sequence[Candidate], rules: dict[str, list[Finding]],
 
 
 def surrogate_notes(out: Path) -> Path | None:
-    """The manifest of the build's notes when `climedbench deid` wrote them in surrogate mode (None otherwise)."""
-    for manifest in sorted(build_dir(out).glob("*/deid_manifest.json")):
+    """The manifest of the build's notes when `climedbench deid` wrote them in surrogate mode (None otherwise):
+    the notes `--demo` de-identified into `.build/`, or the source folder `.build/state.json` names."""
+    manifests = sorted(build_dir(out).glob("*/deid_manifest.json"))
+    try:
+        source = Path(json.loads((build_dir(out) / "state.json").read_text(encoding="utf-8"))["source"])
+        manifests.append((source if source.is_dir() else source.parent) / "deid_manifest.json")
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    for manifest in manifests:
         try:
             if json.loads(manifest.read_text(encoding="utf-8")).get("mode") == "surrogate":
                 return manifest
-        except (OSError, ValueError):
+        except (OSError, ValueError, AttributeError):
             continue
     return None
 
@@ -392,14 +416,19 @@ async def run_audit(out: Path, *, backend: Any | None, cache: Any | None, phi: s
 
     cands = current_candidates(out)
     analyzer = None
-    # `auto`: not when climedbench deid wrote the notes with surrogates — the same detectors already ran over them,
-    # and would now find only the fake names and dates they put in.
+    # `auto` on notes climedbench deid wrote with surrogates: the same detectors already ran over them and would
+    # find again the fake names and dates they put in; the options are still checked for contact details and
+    # identifiers (a phone number the de-identification missed, or its surrogate, has no place in an answer).
     skipped = surrogate_notes(out) if phi == "auto" else None
-    if phi == "on" or (phi == "auto" and skipped is None):
+    scope = PhiScope()
+    if phi in ("on", "auto"):
         from climedbench.deid.engine import Analyzer
+        from climedbench.deid.patterns import STRUCTURED
 
         analyzer = Analyzer(ner=False)
-    rules, report = rule_audit(cands, analyzer)
+        if skipped is not None:
+            scope = PhiScope(entities=frozenset(STRUCTURED), options_only=True)
+    rules, report = rule_audit(cands, analyzer, scope)
     verdicts = None
     if backend is not None:
         # An item with a PHI remnant is not sent to the auditor (which may be a remote server): it is flagged anyway.
@@ -414,8 +443,9 @@ async def run_audit(out: Path, *, backend: Any | None, cache: Any | None, phi: s
         for k in dict.fromkeys(f["kind"] for f in r["findings"]):
             kinds[k] = kinds.get(k, 0) + 1
     summary: dict[str, Any] = {"items": len(rows), "flagged": sum(r["flagged"] for r in rows), "by_kind": kinds,
-                               "phi_check": "on" if analyzer is not None else
-                               f"off ({'surrogate notes: ' + str(skipped) if skipped else 'asked'})"}
+                               "phi_check": ("off (asked)" if analyzer is None else "on" if skipped is None else
+                                             f"options only, contact details and identifiers (surrogate notes: "
+                                             f"{skipped})")}
     if verdicts is not None:
         summary["auditor"] = {"model": backend.name if backend is not None else None,
                               "pass": sum(v.verdict == "pass" for v in verdicts.values()),

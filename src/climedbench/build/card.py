@@ -77,4 +77,17 @@ def review_markdown(review: dict[str, Any], left_out: dict[str, int]) -> list[st
             f"{', '.join(f'{k} {v}' for k, v in left_out.items()) or 'none'}.",
             _table(["round", "status", "queued", "sample", "passed", "pass rate", "95% Jeffreys"], rows),
             "Reviewers' agreement (Krippendorff's α, 95% bootstrap interval over items):",
-            _table(["round", "aspect", "α", "95% interval", "items", "reviewers", "note"], alphas)]
+            _table(["round", "aspect", "α", "95% interval", "items", "reviewers", "note"], alphas),
+            *_pooled_markdown(review.get("agreement_pooled") or {})]
+
+
+def _pooled_markdown(pooled: dict[str, Any]) -> list[str]:
+    """α pooled over every round's reviews, with what it rests on."""
+    if not pooled:
+        return []
+    rows = [[aspect, _num(a["alpha"]), f"{_num(a['lower'])}–{_num(a['upper'])}", a["n_items"], a["n_ratings"],
+             a["n_raters"], a.get("reason") or ""] for aspect, a in pooled.items()]
+    rounds = next(iter(pooled.values()))["rounds"]
+    return [f"Pooled over all {rounds} round(s) with reviews (each item of each round one unit):",
+            _table(["aspect", "α", "95% interval", "items rated twice or more", "ratings", "reviewers", "note"],
+                   rows)]

@@ -16,6 +16,7 @@ from climedbench.build.keys import EXTRACTORS, Extracted
 from climedbench.build.preprocess import Kept
 from climedbench.build.scenarios import LangSpec, Scenario
 from climedbench.build.segments import Guideline, Section, is_placeholder
+from climedbench.build.timeline import days
 
 LETTERS = "ABCD"
 
@@ -112,8 +113,21 @@ def single_choice(sc: Scenario, spec: LangSpec, kept: Kept, g: Guideline, pool: 
                                  embedder=store.embedder.name, band=list(band), distractors=distractors, notes=notes))
 
 
+def _by_day(sents: list[str], lang: str) -> list[str]:
+    """One event per day the note fixes (timeline.py), the day's sentences merged (the caller cuts each event to
+    its length limit at a clause boundary), in the order of the days; sentences with no day are left out."""
+    groups: dict[int, list[str]] = {}
+    for s, day in zip(sents, days(sents, lang), strict=True):
+        if day is not None:
+            groups.setdefault(day, []).append(s)
+    sep = "; " if lang == "en" else "；"
+    merged = [sep.join(t.rstrip("。.；;，, ") for t in groups[d]) if len(groups[d]) > 1 else groups[d][0]
+              for d in sorted(groups)]
+    return merged
+
+
 def _events(sc: Scenario, kept: Kept, g: Guideline) -> tuple[list[str], list[str]]:
-    """(event sentences in note order, their section ids)."""
+    """(event sentences in the order of the stay, their section ids)."""
     ev = sc.events
     assert ev is not None
     sents: list[str] = []
@@ -125,6 +139,8 @@ def _events(sc: Scenario, kept: Kept, g: Guideline) -> tuple[list[str], list[str
         got = [s for s in got if len(s) >= 4 and not is_placeholder(s, g)]
         if sec.ctype in ev.first_only:
             got = got[:1]
+        if sec.ctype in ev.timed:
+            got = _by_day(got, g.lang)
         if got:
             sents += got
             used.append(sec.segment_id)
@@ -139,7 +155,8 @@ def order_events(sc: Scenario, spec: LangSpec, kept: Kept, g: Guideline) -> Cand
     assert ev is not None
     sents, used = _events(sc, kept, g)
     if len(sents) < ev.min:
-        return Skip(f"fewer than {ev.min} events in {', '.join(ev.from_)}")
+        return Skip(f"fewer than {ev.min} events in {', '.join(ev.from_)}"
+                    + (f" ({', '.join(ev.timed)}: only sentences on distinct days the note gives)" if ev.timed else ""))
     rng = random.Random(_seed(kept.note.record, sc.scenario))
     perm = list(range(len(sents)))
     while perm == sorted(perm):

@@ -10,13 +10,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from climedbench.build.clip import balanced, clip, first_phrase, without_dangling
+from climedbench.build.clip import clip, first_phrase
+from climedbench.build.contacts import strip_contacts
 from climedbench.build.dates import strip_dates
+from climedbench.build.exams import names_of
 from climedbench.build.segments import Guideline, Section, is_placeholder
 
 Extracted = tuple[str, str] | None  # (text, segment id)
 _NUM = re.compile(r"^\s*\d{1,2}\s*[.、．)）]\s*")
-_VALUE = re.compile(r"\s+[<>≤≥]?\d|正常|未见|阴性|阳性|(?i:\s(?:normal|negative|positive|unremarkable|within|no)\b)")
 
 
 def _strip_num(s: str) -> str:
@@ -40,20 +41,10 @@ def first_item(sections: list[Section], g: Guideline, max_chars: int = 60) -> Ex
 
 
 def exam_names(sections: list[Section], g: Guideline, max_items: int = 5) -> Extracted:
-    """Which examinations: the names of the investigations, without their results ('腹部CT示…' → '腹部CT')."""
+    """Which examinations: the names of the investigations, without their results, values or findings
+    ('腹部CT示…' → '腹部CT', '血钾2.6mmol/L' → '血钾', '心电图窦性心律' → '心电图'; exams.py)."""
     for sec in sections:
-        names: list[str] = []
-        for clause in re.split(r"[；;。\n]|(?<=[.])\s+", sec.text):
-            clause = _strip_num(clause)
-            if not clause or is_placeholder(clause, g):
-                continue
-            cut = min((i for i in (clause.find(m) for m in g.result_markers) if i > 0), default=len(clause))
-            value = _VALUE.search(clause)  # '血钾 2.1 mmol/L', '肝肾功能正常', 'CBC normal': the result starts there
-            name = clause[:min(cut, value.start() if value else cut)].strip(" ，,：:、")
-            name = re.sub(r"\s*[（(][^）)]*[）)]", "", name).strip()  # '（治疗后）', '(outside films)': annotations
-            name = without_dangling(name)
-            if 1 < len(name) <= 30 and balanced(name) and name not in names:
-                names.append(name)
+        names = [n for n in names_of(sec.text, g.result_markers, g.lang) if not is_placeholder(n, g)]
         if names:
             sep = ", " if g.lang == "en" else "，"
             return sep.join(names[:max_items]), sec.segment_id
@@ -72,9 +63,10 @@ def treatment_sentences(sections: list[Section], g: Guideline, max_chars: int = 
 
 def whole_section(sections: list[Section], g: Guideline, max_chars: int = 200) -> Extracted:
     """The section's whole text (discharge advice), whole sentences (numbered items) up to `max_chars`, without
-    date expressions (dates.py: only the key's dates follow the stem's, a cue outside medicine)."""
+    date expressions (dates.py: only the key's dates follow the stem's, a cue outside medicine), contact details,
+    doctors' names and signature lines (contacts.py)."""
     for sec in sections:
-        sents = [t for t in (strip_dates(s) for s in sec.sentences) if len(t) >= 2]
+        sents = [t for t in (strip_contacts(strip_dates(s)) for s in sec.sentences) if len(t) >= 2]
         got = None if is_placeholder(sec.text, g) or not sents else _sentences_upto(sents, max_chars, g.lang)
         if got is not None:
             return got, sec.segment_id

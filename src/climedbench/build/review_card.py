@@ -8,7 +8,9 @@
 - `review_section`: for the data card, per round the queue, the decisions and the sample's pass rate with its
   95% Jeffreys interval (`.build/rounds.json`), and the reviewers' agreement per aspect of the item-review
   rubric — Krippendorff's α with its bootstrap interval, computed by the rater app's analysis
-  (`climedbench rate agreement --db .build/review-rN.sqlite` gives the same figures).
+  (`climedbench rate agreement --db .build/review-rN.sqlite` gives the same figures); and the same α pooled over
+  every round's reviews (`pooled_agreement`): an item reviewed in two rounds counts as two units (its revision
+  may differ), with the numbers of items, reviewers and ratings the pooled α rests on.
 """
 
 from __future__ import annotations
@@ -55,6 +57,33 @@ def round_agreement(db: Path, replicates: int = 2000, seed: int = 0) -> dict[str
                      "n_raters": a.n_raters, "level": a.level, "reason": a.reason} for aspect, a in result.items()}
 
 
+def pooled_agreement(dbs: list[tuple[int, Path]], replicates: int = 2000, seed: int = 0) -> dict[str, Any]:
+    """Krippendorff's α per aspect over the reviews of every round (the `krippendorff` package, as per round),
+    each (round, item) one unit; `n_items` (units rated at least twice), `n_ratings` and `n_raters` say what it
+    rests on, `rounds` how many rounds had ratings."""
+    from climedbench.apps.rater.analysis import by_aspect, domain_of, krippendorff_alpha
+    from climedbench.apps.rater.store import Store
+
+    ratings, rubric, rounds = [], None, 0
+    for round_no, db in dbs:
+        store = Store(db)
+        got = store.ratings()
+        if got:
+            rounds += 1
+            rubric = rubric or store.study().rubric
+            ratings += [r.model_copy(update={"item": f"r{round_no}|{r.item}"}) for r in got]
+    if not ratings:
+        return {}
+    level = rubric.level if rubric is not None else "ordinal"
+    out = {}
+    for aspect, rs in by_aspect(ratings).items():
+        a = krippendorff_alpha(rs, domain_of(rs, rubric, aspect), level, replicates=replicates, seed=seed)
+        out[aspect] = {"alpha": a.alpha, "lower": a.lower, "upper": a.upper, "n_items": a.n_items,
+                       "n_raters": a.n_raters, "n_ratings": a.n_ratings, "rounds": rounds, "level": a.level,
+                       "reason": a.reason}
+    return out
+
+
 def review_section(out: Path) -> dict[str, Any] | None:
     """The data card's account of the review rounds; None when no round was started."""
     from climedbench.build.rounds import load_state, state_path
@@ -69,5 +98,7 @@ def review_section(out: Path) -> dict[str, Any] | None:
                        "sample": len(r["sample"]), "decisions": r.get("decisions", {}),
                        "pass_rate": r.get("result"),
                        "agreement": round_agreement(db) if db.is_file() else {}})
+    dbs = [(r["round"], build_dir(out) / r["study"]) for r in state["rounds"]]
     return {"target": state.get("target"), "require_lower": state.get("require_lower"),
-            "stopped": state.get("stopped"), "rounds": rounds}
+            "stopped": state.get("stopped"), "rounds": rounds,
+            "agreement_pooled": pooled_agreement([(n, db) for n, db in dbs if db.is_file()])}

@@ -52,11 +52,14 @@ class BandSpec(BaseModel):
 
 class EventsSpec(BaseModel):
     """Events of a stay, in the note's order: sentences of the `from` sections (`first_only`: their first sentence
-    only, e.g. the chief complaint and the condition at discharge), at most `max` (the ends are kept)."""
+    only, e.g. the chief complaint and the condition at discharge), at most `max` (the ends are kept). `timed`:
+    sections whose sentences are events only when the note fixes their day (timeline.py): one event per day, the
+    day's sentences merged, in the order of the days; sentences with no day are left out."""
 
     model_config = ConfigDict(extra="forbid")
     from_: list[str] = Field(alias="from")
     first_only: list[str] = Field(default_factory=list)
+    timed: list[str] = Field(default_factory=list)
     min: int = 4
     max: int = 5
     max_chars: int = 80
