@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from climedbench.build.clip import clip, first_phrase
+from climedbench.build.clip import balanced, clip, first_phrase
 from climedbench.build.contacts import strip_contacts
 from climedbench.build.dates import strip_dates
 from climedbench.build.exams import names_of
