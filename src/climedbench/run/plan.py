@@ -157,17 +157,21 @@ class RequestStream:
     bounds: tuple[int, int] | None = None  # --shard: the plan positions [lo, hi) of this shard
     planned: int = 0  # requests of the whole plan (every shard)
 
-    def whole(self) -> Iterator[Request]:
-        """Every request of the whole plan (every shard)."""
+    def positions(self) -> Iterator[tuple[int, Item, int | None]]:
+        """(item index, item, epoch) of every request of the whole plan (every shard), without building it."""
+        epochs = range(1, self.epochs + 1) if self.epochs > 1 else (None,)
         index = 0
         for code, keep in self.chosen:
             for item in self.spool.items(code, keep):
-                req = self.task_plans[code].request(index, item)
+                yield from ((index, item, e) for e in epochs)
                 index += 1
-                if self.epochs == 1:
-                    yield req
-                else:
-                    yield from (at_epoch(req, e) for e in range(1, self.epochs + 1))
+
+    def request(self, index: int, item: Item, epoch: int | None) -> Request:
+        return at_epoch(self.task_plans[item.task].request(index, item), epoch)
+
+    def whole(self) -> Iterator[Request]:
+        """Every request of the whole plan (every shard)."""
+        return (self.request(*p) for p in self.positions())
 
     def __iter__(self) -> Iterator[Request]:
         if self.bounds is None:
@@ -182,8 +186,9 @@ class RequestStream:
         return list(self)[index]
 
     def sample_keys(self) -> Iterator[str]:
-        """The sample keys of this plan's (shard's) requests, in plan order."""
-        return (r.key for r in self)
+        """The sample keys of this plan's (shard's) requests, in plan order (no request is built)."""
+        keys = (sample_key(item.uid, epoch) for _, item, epoch in self.positions())
+        return keys if self.bounds is None else itertools.islice(keys, *self.bounds)
 
 
 @dataclass
@@ -276,11 +281,12 @@ def _survey(requests: RequestStream, suite: Suite,
     lo, hi = shard_bounds(n, *shard_opt) if shard_opt is not None else (0, n)
     h, by_task = hashlib.sha256(), Counter[str]()
     firsts: dict[str, Request] = {}
-    for position, r in enumerate(requests.whole()):
-        h.update(r.key.encode("utf-8") + b"\n")
-        firsts.setdefault(r.task.code, r)
-        if lo <= position < hi and r.epoch in (None, 1):
-            by_task[r.task.code] += 1
+    for position, (index, item, epoch) in enumerate(requests.positions()):
+        h.update(sample_key(item.uid, epoch).encode("utf-8") + b"\n")
+        if item.task not in firsts:
+            firsts[item.task] = requests.request(index, item, epoch)
+        if lo <= position < hi and epoch in (None, 1):
+            by_task[item.task] += 1
     for first in reversed(firsts.values()):
         first.messages(suite)
     whole = h.hexdigest()
