@@ -39,7 +39,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
                 "limits", "rundir", "epochs", "gold", "results")),
     ("models", ("models", "cache", "judge")),
     ("suites", ("suites", "plugin")),
-    ("run: plan and engine", ("run", "run.plan", "run.engine", "run.accounting", "run.check")),
+    ("run: plan and engine", ("run", "run.plan", "run.spool", "run.engine", "run.accounting", "run.check")),
     ("executors", ("executors",)),
     ("run: driver and run-directory tools", ("run.driver", "rescore", "reaggregate", "merge", "runcheck",
                                              "outputs")),

@@ -20,7 +20,7 @@ import os
 import socket
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -264,22 +264,24 @@ class SampleStore:
             os.fsync(self._fh.fileno())
             self._last_sync = now
 
-    def finalize(self, order: list[str]) -> list[Summary]:
-        """Rewrite the file with one line per sample key (item, or item and epoch) in plan order; returns the
-        summaries in that order."""
+    def finalize(self, order: Iterable[str]) -> list[Summary]:
+        """Rewrite the file with one line per sample key (item, or item and epoch) in plan order (read once);
+        returns the summaries in that order."""
         self._fh.flush()
         tmp = self.path.with_name(f".{self.path.name}.tmp-{os.getpid()}")
+        summaries = []
         with self.path.open("rb") as src, tmp.open("wb") as dst:
             for uid in order:
                 if uid in self._index:
                     offset, length = self._index[uid]
                     src.seek(offset)
                     dst.write(src.read(length))
+                    summaries.append(self._summary[uid])
             dst.flush()
             os.fsync(dst.fileno())
         self.close()
         os.replace(tmp, self.path)
-        return [self._summary[uid] for uid in order if uid in self._summary]
+        return summaries
 
     def close(self) -> None:
         with contextlib.suppress(ValueError, OSError):

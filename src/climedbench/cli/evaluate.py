@@ -211,8 +211,9 @@ def _run(plan: Any, opts: Any, exec_opts: Any, model: str, quiet: bool, json_out
     if plan.report.problems:
         err.print(f"[yellow]skipping {len(plan.report.problems)} invalid record(s) (--skip-invalid); "
                   "they are listed in skipped.jsonl[/yellow]")
-    n_tasks = len({r.task.code for r in plan.requests})
-    idle = [code for code in plan.spec.tasks if code not in {r.task.code for r in plan.requests}]
+    counts = plan.spec.items_by_task or {}
+    n_tasks = len([n for n in counts.values() if n])
+    idle = [code for code in plan.spec.tasks if not counts.get(code)]
     if idle and not opts.shard:
         err.print(f"note: no test items for task(s) {', '.join(idle)} in {plan.spec.data}; they are left out",
                   highlight=False, markup=False)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Iterable
+
 from climedbench.core.types import Item
 
 # The item fields data_sha256 covers, in the order they were hashed when it was introduced. A field added to Item
@@ -23,11 +26,22 @@ def _hashed_record(item: Item) -> str:
     return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
 
 
-def data_hash(items: list[Item]) -> str:
-    """A short sha256 of the items' content (not where they were read from): run.json's data_sha256."""
-    import hashlib
+class DataHash:
+    """data_hash fed one item at a time (a run streaming its items)."""
 
-    h = hashlib.sha256()
+    def __init__(self) -> None:
+        self._h = hashlib.sha256()
+
+    def add(self, item: Item) -> None:
+        self._h.update(_hashed_record(item).encode())
+
+    def hexdigest(self) -> str:
+        return self._h.hexdigest()[:16]
+
+
+def data_hash(items: Iterable[Item]) -> str:
+    """A short sha256 of the items' content (not where they were read from): run.json's data_sha256."""
+    h = DataHash()
     for item in items:
-        h.update(_hashed_record(item).encode())
-    return h.hexdigest()[:16]
+        h.add(item)
+    return h.hexdigest()

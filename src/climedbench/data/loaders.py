@@ -408,9 +408,16 @@ def _record_task(data: dict[str, Any], rec: RawRecord, suite: Suite) -> Task:
 def load_items(path: str | Path | None, suite: Suite, tasks: list[str] | None = None) -> LoadReport:
     """Read and check every record under `path` (None: the suite's bundled demo set); with `tasks`, only
     the records of those task codes are checked and kept."""
+    report = LoadReport()
+    report.items.extend(iter_items(path, suite, tasks, report))
+    return report
+
+
+def iter_items(path: str | Path | None, suite: Suite, tasks: list[str] | None, report: LoadReport) -> Iterator[Item]:
+    """load_items as a stream: each valid item as it is read (problems, sources and left-outs go to `report`),
+    so a run need not hold every item at once."""
     base = demo_dir(suite) if path is None else Path(path).expanduser()
     only = set(tasks) if tasks else None
-    report = LoadReport()
     seen: dict[tuple[str, str, str], str] = {}
     for f in data_files(base, suite):
         rel = f.relative_to(base).as_posix() if base.is_dir() else f.name
@@ -459,7 +466,7 @@ def load_items(path: str | Path | None, suite: Suite, tasks: list[str] | None = 
                     reason=f"duplicate id {item.id!r} in {item.task} ({item.split}); first at {seen[key]}"))
                 continue
             seen[key] = f"{rec.file}:{rec.line}"
-            report.items.append(item)
+            yield item
         for names, (rec, code, reason, rows) in no_column.items():
             wanted = " or ".join(repr(n) for n in names)
             detail = reason.removeprefix("missing").strip().removeprefix("(").removesuffix(")")
@@ -467,7 +474,6 @@ def load_items(path: str | Path | None, suite: Suite, tasks: list[str] | None = 
                 file=rec.file, line=None, field=None, task=code,
                 reason=f"no column {wanted} (columns: {', '.join(rec.columns or ())}); {rows} row(s) unread"
                        + (f": {detail}" if detail else "")))
-    return report
 
 
 def _read(reader: Any, f: Path, shown: str, task: Task | None) -> Iterator[RawRecord]:

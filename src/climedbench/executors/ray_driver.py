@@ -21,7 +21,7 @@ import signal
 import threading
 import uuid
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -285,8 +285,9 @@ class RaySession:
         self.label = f"ray ({len(hellos)} workers)"
         self._snapshots: dict[tuple[int, int], Batch] = {}
 
-    async def execute(self, todo: list[Request], write: Callable[[Sample], None], stats: RunStats, budget: Budget,
-                      cache: ResponseCache | None, scorer: Scorer) -> None:
+    async def execute(self, requests: Iterable[Request], write: Callable[[Sample], None], stats: RunStats,
+                      budget: Budget, cache: ResponseCache | None, scorer: Scorer) -> None:
+        todo = list(requests)  # cut into the workers' chunks up front
         ray = self.executor._ray
         opts: RunOptions = self.plan.options
         ctx = RunContext(uuid.uuid4().hex, self.plan.suite, self.plan.task_plans, opts.mc_mode, opts.log_prompts,

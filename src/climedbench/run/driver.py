@@ -66,9 +66,10 @@ async def _run_session(plan: Plan, session: Any, held: contextlib.ExitStack,
         scorer = make_scorer(opts, plan.suite)
         with SampleStore(rundir.samples_file) as store:
             done_before = store.done_uids() if resuming else set()
-            todo = [r for r in plan.requests if r.key not in done_before]
-            stats.resumed = len(plan.requests) - len(todo)
-            total = len(todo)
+            # the requests are built as they are sent (plan.requests is a stream), never held all at once
+            todo = (r for r in plan.requests if r.key not in done_before)
+            stats.resumed = sum(1 for k in plan.requests.sample_keys() if k in done_before) if done_before else 0
+            total = len(plan.requests) - stats.resumed
             start = time.perf_counter()
 
             def write(sample: Sample) -> None:
@@ -86,7 +87,7 @@ async def _run_session(plan: Plan, session: Any, held: contextlib.ExitStack,
             stats.spent = budget.spent
             if budget.exhausted:
                 stats.stopped = "max_cost"
-            summaries = store.finalize([r.key for r in plan.requests])
+            summaries = store.finalize(plan.requests.sample_keys())
         results = build_results(summaries, plan.suite, session.name, opts.seed, similarity=opts.similarity,
                                 planned=plan.spec.items_by_task, reducer=opts.epoch_reducer)
         results.run = run_accounting(summaries, stats, len(plan.requests), prices)
@@ -122,7 +123,8 @@ async def _judge_pass(plan: Plan, store: SampleStore, backend: Backend | None, c
     judge = backend if same and backend is not None else await open_backend(opts.judge, opts.model_options)
     try:
         engine = Engine(judge, plan.suite, cache, RateLimiter(opts.rpm, opts.tpm), Budget(Prices()), RunStats())
-        items = {r.item.uid: r.item for r in plan.requests}
+        wanted = {s.uid for s in pending}
+        items = {r.item.uid: r.item for r in plan.requests if r.item.uid in wanted}
         for s in await judge_samples(pending, items, plan.suite, engine, scorer, judge.name):
             store.write(s)
         stats.requested += engine.stats.requested

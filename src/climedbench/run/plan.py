@@ -5,11 +5,12 @@ Nothing here calls a model."""
 from __future__ import annotations
 
 import hashlib
+import itertools
 import platform
 import random
 import subprocess
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from importlib import metadata
@@ -20,8 +21,7 @@ from climedbench import __version__
 from climedbench.core.plugins import include_dirs
 from climedbench.core.suite import Suite, Task, load_suite
 from climedbench.core.types import Item, RunSpec, ShardInfo, sample_key
-from climedbench.data.hashing import data_hash
-from climedbench.data.loaders import DEMO_NAME, LoadReport, load_items
+from climedbench.data.loaders import DEMO_NAME, LoadReport
 from climedbench.errors import ConfigError, DataError
 from climedbench.models.base import GenParams, Message
 from climedbench.models.registry import ModelOptions
@@ -33,6 +33,7 @@ from climedbench.prompts import (
     draw_test_shots,
     pick_shots,
 )
+from climedbench.run.spool import ItemSpool, spool_items
 
 # The quick demo (`climedbench run` with no --data): few items and short answers, so the embedded
 # 0.5B model on a 2-core CPU finishes all 14 scenarios in a few minutes.
@@ -144,13 +145,61 @@ class TaskPlan:
 
 
 @dataclass
+class RequestStream:
+    """A plan's requests in plan order (task by task, a task's chosen items in file order, an item's epochs side by
+    side), built from the spooled items each time it is iterated: the plan holds no test item, and a run sends its
+    first request before its last is built. Indexing builds the whole list (for tests and small plans)."""
+
+    spool: ItemSpool
+    task_plans: dict[str, TaskPlan]
+    chosen: list[tuple[str, frozenset[int] | None]]  # (task code, the positions --limit keeps; None: all)
+    epochs: int = 1
+    bounds: tuple[int, int] | None = None  # --shard: the plan positions [lo, hi) of this shard
+    planned: int = 0  # requests of the whole plan (every shard)
+
+    def positions(self) -> Iterator[tuple[int, Item, int | None]]:
+        """(item index, item, epoch) of every request of the whole plan (every shard), without building it."""
+        epochs = range(1, self.epochs + 1) if self.epochs > 1 else (None,)
+        index = 0
+        for code, keep in self.chosen:
+            for item in self.spool.items(code, keep):
+                yield from ((index, item, e) for e in epochs)
+                index += 1
+
+    def request(self, index: int, item: Item, epoch: int | None) -> Request:
+        return at_epoch(self.task_plans[item.task].request(index, item), epoch)
+
+    def whole(self) -> Iterator[Request]:
+        """Every request of the whole plan (every shard)."""
+        return (self.request(*p) for p in self.positions())
+
+    def __iter__(self) -> Iterator[Request]:
+        if self.bounds is None:
+            return self.whole()
+        return itertools.islice(self.whole(), *self.bounds)
+
+    def __len__(self) -> int:
+        lo, hi = self.bounds or (0, self.planned)
+        return hi - lo
+
+    def __getitem__(self, index: Any) -> Any:
+        return list(self)[index]
+
+    def sample_keys(self) -> Iterator[str]:
+        """The sample keys of this plan's (shard's) requests, in plan order (no request is built)."""
+        keys = (sample_key(item.uid, epoch) for _, item, epoch in self.positions())
+        return keys if self.bounds is None else itertools.islice(keys, *self.bounds)
+
+
+@dataclass
 class Plan:
-    """A fully specified run, before any model is called."""
+    """A fully specified run, before any model is called. `report` holds the problems found and only the items that
+    are not test items (the shots' pool); the test items are in `requests`' spool."""
 
     options: RunOptions
     suite: Suite
     report: LoadReport
-    requests: list[Request]
+    requests: RequestStream
     spec: RunSpec
     task_plans: dict[str, TaskPlan] = field(default_factory=dict)
     out_path: Path | None = None  # the run directory, once run_plan has chosen it
@@ -190,42 +239,69 @@ def _versions() -> dict[str, str]:
     return out
 
 
-def select_items(items: list[Item], tasks: list[Task], limit: int | None, seed: int) -> list[Item]:
-    """Test items of the chosen tasks in suite order; with a limit, a seeded sample per task."""
-    chosen: list[Item] = []
+def select_items(counts: dict[str, int], tasks: list[Task], limit: int | None,
+                 seed: int) -> list[tuple[str, frozenset[int] | None]]:
+    """The test items of the chosen tasks in suite order, as (task, positions kept; None: all) given each task's
+    number of test items; with a limit, a seeded sample per task."""
+    chosen: list[tuple[str, frozenset[int] | None]] = []
     for sc in tasks:
-        pool = [i for i in items if i.task == sc.code and i.split == "test"]
-        if limit is not None and len(pool) > limit:
-            keep = sorted(random.Random(f"{seed}:{sc.code}").sample(range(len(pool)), limit))
-            pool = [pool[k] for k in keep]
-        chosen.extend(pool)
+        n = counts.get(sc.code, 0)
+        keep = None
+        if limit is not None and n > limit:
+            keep = frozenset(random.Random(f"{seed}:{sc.code}").sample(range(n), limit))
+        chosen.append((sc.code, keep))
     return chosen
 
 
 def plan_run(opts: RunOptions) -> Plan:
-    """Load suite and data, check them, and build every request of the run."""
-    suite, tasks, report = _load_checked(opts)
+    """Load suite and data, check them, and plan every request of the run (built lazily: see RequestStream)."""
+    suite, tasks, report, spool, digest = _load_checked(opts)
     limit = opts.effective_limit()
-    items = select_items(report.items, tasks, limit, opts.seed)
-    if not items:
+    chosen = select_items(spool.counts, tasks, limit, opts.seed)
+    n_items = sum(spool.counts.get(code, 0) if keep is None else len(keep) for code, keep in chosen)
+    if not n_items:
         where = DEMO_NAME if opts.data is None else opts.data
         raise DataError(f"{where}: no valid test items for task(s) {', '.join(t.code for t in tasks)}")
     variant: Variant = "cot" if opts.cot else "vanilla"
     if opts.mc_mode == "logprob" and opts.cot:
         raise ConfigError("--mc-mode logprob reads the first token, so it cannot be combined with --cot")
-    task_plans = _task_plans(opts, tasks, report, variant)
-    requests = [task_plans[item.task].request(index, item) for index, item in enumerate(items)]
-    requests = epoch_requests(requests, opts)
-    if requests:  # fail now, not mid-run, if a prompt cannot be built (e.g. logprob mode on an order item)
-        for first in {r.task.code: r for r in reversed(requests)}.values():
-            first.messages(suite)
-    whole = plan_sha256(r.key for r in requests)
-    requests, shard = _shard(requests, opts.shard, whole)
-    spec = _run_spec(opts, suite, tasks, report, limit, variant, requests, whole, shard)
+    task_plans = _task_plans(opts, tasks, report, variant, spool)
+    check_epochs(opts)
+    requests = RequestStream(spool, task_plans, chosen, opts.epochs, None, n_items * opts.epochs)
+    whole, shard, by_task = _survey(requests, suite, opts.shard)
+    spec = _run_spec(opts, suite, tasks, report, limit, variant, (len(requests), by_task), whole, shard, digest)
     return Plan(opts, suite, report, requests, spec, task_plans)
 
 
-def _load_checked(opts: RunOptions) -> tuple[Suite, list[Task], LoadReport]:
+def _survey(requests: RequestStream, suite: Suite,
+            shard_opt: tuple[int, int] | None) -> tuple[str, ShardInfo | None, dict[str, int]]:
+    """One pass over the whole plan: its sha256, the shard's bounds (set on `requests`) and items per task; fails
+    now, not mid-run, if a task's prompt cannot be built (e.g. logprob mode on an order item)."""
+    n = requests.planned
+    lo, hi = shard_bounds(n, *shard_opt) if shard_opt is not None else (0, n)
+    h, by_task = hashlib.sha256(), Counter[str]()
+    firsts: dict[str, Request] = {}
+    for position, (index, item, epoch) in enumerate(requests.positions()):
+        h.update(sample_key(item.uid, epoch).encode("utf-8") + b"\n")
+        if item.task not in firsts:
+            firsts[item.task] = requests.request(index, item, epoch)
+        if lo <= position < hi and epoch in (None, 1):
+            by_task[item.task] += 1
+    for first in reversed(firsts.values()):
+        first.messages(suite)
+    whole = h.hexdigest()
+    if shard_opt is None:
+        return whole, None, dict(by_task)
+    index, count = shard_opt
+    shard = ShardInfo(index=index, count=count, items=hi - lo, plan_items=n, plan_sha256=whole)
+    if hi <= lo:
+        raise ConfigError(f"--shard {index}/{count}: the plan has only {n} item(s), so this "
+                          "shard would be empty; use fewer shards")
+    requests.bounds = (lo, hi)
+    return whole, shard, dict(by_task)
+
+
+def _load_checked(opts: RunOptions) -> tuple[Suite, list[Task], LoadReport, ItemSpool, str]:
     """The suite, its chosen tasks and their items, each checked (bad input fails here, before any request)."""
     from climedbench.embeddings import check_embedder_spec
     from climedbench.preflight import check_writable_dir
@@ -236,11 +312,11 @@ def _load_checked(opts: RunOptions) -> tuple[Suite, list[Task], LoadReport]:
     check_embedder_spec(opts.embedder)
     check_writable_dir(opts.out or Path("runs"), "--out" if opts.out else "the default --out folder")
     tasks = suite.select(opts.tasks)
-    report = load_items(opts.data, suite, [t.code for t in tasks])
+    report, spool, digest, firsts = spool_items(opts.data, suite, [t.code for t in tasks])
     if report.problems and not opts.skip_invalid:
         report.raise_if_invalid()
-    check_prompts(suite, tasks, report.items)
-    return suite, tasks, report
+    check_prompts(suite, tasks, firsts)
+    return suite, tasks, report, spool, digest
 
 
 def _demo_cap(opts: RunOptions) -> int | None:
@@ -256,7 +332,8 @@ def _params_for(opts: RunOptions, task: Task, v: Variant) -> GenParams:
     return GenParams(max_tokens=tokens, temperature=opts.temperature, seed=opts.seed)
 
 
-def _task_plans(opts: RunOptions, tasks: list[Task], report: LoadReport, variant: Variant) -> dict[str, TaskPlan]:
+def _task_plans(opts: RunOptions, tasks: list[Task], report: LoadReport, variant: Variant,
+                spool: ItemSpool) -> dict[str, TaskPlan]:
     """How each task is asked: its prompt variant (logprob for single-answer tasks with --mc-mode logprob),
     its shots (picked from dev, or drawn per item from the test items with --shot-source test) and parameters."""
     devs = report.devs()
@@ -265,29 +342,16 @@ def _task_plans(opts: RunOptions, tasks: list[Task], report: LoadReport, variant
         v: Variant = "logprob" if opts.mc_mode == "logprob" and t.answer == "single" else variant
         settings = PromptSettings(variant=v, shots=opts.shots, item_prompts=opts.item_prompts)
         if opts.shot_source == "test" and opts.shots > 0:
-            pool = ShotPool.of([i for i in report.items if i.task == t.code and i.split == "test"])
+            pool = ShotPool.of(list(spool.items(t.code)))
             task_plans[t.code] = TaskPlan(t, [], settings, _params_for(opts, t, v), shot_pool=pool, seed=opts.seed)
         else:
             task_plans[t.code] = TaskPlan(t, pick_shots(t, devs, opts.shots), settings, _params_for(opts, t, v))
     return task_plans
 
 
-def _shard(requests: list[Request], shard_opt: tuple[int, int] | None,
-           whole: str) -> tuple[list[Request], ShardInfo | None]:
-    """With --shard I/N: the I-th contiguous part of the plan and what run.json records of it."""
-    if shard_opt is None:
-        return requests, None
-    index, count = shard_opt
-    lo, hi = shard_bounds(len(requests), index, count)
-    shard = ShardInfo(index=index, count=count, items=hi - lo, plan_items=len(requests), plan_sha256=whole)
-    if not requests[lo:hi]:
-        raise ConfigError(f"--shard {index}/{count}: the plan has only {shard.plan_items} item(s), so this "
-                          "shard would be empty; use fewer shards")
-    return requests[lo:hi], shard
-
-
 def _run_spec(opts: RunOptions, suite: Suite, tasks: list[Task], report: LoadReport, limit: int | None,
-              variant: Variant, requests: list[Request], whole: str, shard: ShardInfo | None) -> RunSpec:
+              variant: Variant, counts: tuple[int, dict[str, int]], whole: str, shard: ShardInfo | None,
+              digest: str) -> RunSpec:
     """The run's provenance for run.json (the model's fingerprint is filled in once it is loaded)."""
     base = GenParams(max_tokens=opts.max_tokens or _demo_cap(opts) or MAX_TOKENS[variant],
                      temperature=opts.temperature, seed=opts.seed)
@@ -297,7 +361,7 @@ def _run_spec(opts: RunOptions, suite: Suite, tasks: list[Task], report: LoadRep
         suite_version=suite.version,
         suite_source=suite.source,
         data=opts.data or DEMO_NAME,
-        data_sha256=data_hash(report.items),
+        data_sha256=digest,
         data_sources=report.sources,
         tasks=[t.code for t in tasks],
         limit=limit,
@@ -316,8 +380,8 @@ def _run_spec(opts: RunOptions, suite: Suite, tasks: list[Task], report: LoadRep
         cache=None if opts.no_cache else str(opts.cache or "default"),
         skip_invalid=opts.skip_invalid,
         invalid_skipped=len(report.problems) if opts.skip_invalid else 0,
-        n_items=len(requests),
-        items_by_task=dict(Counter(r.task.code for r in requests if r.epoch in (None, 1))),
+        n_items=counts[0],
+        items_by_task=counts[1],
         epochs=opts.epochs if opts.epochs > 1 else None,
         epoch_reducer=opts.epoch_reducer if opts.epochs > 1 else None,
         plan_sha256=whole,
@@ -329,22 +393,20 @@ def _run_spec(opts: RunOptions, suite: Suite, tasks: list[Task], report: LoadRep
     )
 
 
-def epoch_requests(requests: list[Request], opts: RunOptions) -> list[Request]:
-    """With --epochs K > 1: each request K times, epoch e (1..K) with seed + e − 1 (so its request, and its cache
-    key, differ from the other epochs'), in item order (an item's epochs side by side). Refused at temperature 0
-    unless --greedy-epochs: greedy decoding repeats one answer, so K requests would cost K times for nothing."""
+def check_epochs(opts: RunOptions) -> None:
+    """With --epochs K > 1 each request is asked K times, epoch e (1..K) with seed + e − 1 (so its request, and its
+    cache key, differ from the other epochs'), in item order (an item's epochs side by side; see RequestStream).
+    Refused at temperature 0 unless --greedy-epochs: greedy decoding repeats one answer, so K requests would cost K
+    times for nothing."""
     from climedbench.epochs import check_reducer
 
     k = opts.epochs
     check_reducer(opts.epoch_reducer)
     if k < 1:
         raise ConfigError(f"--epochs {k}: give 1 or more")
-    if k == 1:
-        return requests
-    if opts.temperature == 0 and not opts.greedy_epochs:
+    if k > 1 and opts.temperature == 0 and not opts.greedy_epochs:
         raise ConfigError(f"--epochs {k} at --temperature 0: greedy decoding gives the same answer {k} times; set "
                           "--temperature above 0, or add --greedy-epochs to send the identical requests anyway")
-    return [at_epoch(r, e) for r in requests for e in range(1, k + 1)]
 
 
 def at_epoch(req: Request, epoch: int | None) -> Request:
