@@ -128,9 +128,7 @@ def dates_without_year(text: str) -> list[Span]:
         cued = weekday is not None or _DATE_CUE_BEFORE.search(before) is not None or \
             _DATE_AFTER.match(text, m.end()) is not None or re.search(r"[—–~～至到-]\s*$", before) is not None
         bracket = re.search(r"[(（]\s*$", before) is not None and re.match(r"\s*[)）]", text[m.end():]) is not None
-        if sep == "/" and (cued or test or bracket or (day > 12 and not re.match(r"\s*(?:mg|ml|mm|cm|kg|x|\*)", text[m.end():]))):
-            pass
-        elif sep in ".-" and (weekday or _DATE_AFTER.match(text, m.end()) or _ZH_DATE_CUE.search(before)):
+        if (sep == "/" and (cued or test or bracket or (day > 12 and not re.match(r"\s*(?:mg|ml|mm|cm|kg|x|\*)", text[m.end():])))) or (sep in ".-" and (weekday or _DATE_AFTER.match(text, m.end()) or _ZH_DATE_CUE.search(before))):
             pass
         else:
             continue

@@ -171,6 +171,35 @@ def spacy_persons(doc: object, text: str) -> list[Span]:
     return out
 
 
+_ORG_BEFORE = re.compile(r"(?:\b(?i:at|for|from|by|via|to|with|employer|work|pharmacy|insurance|insurer|plan|"
+                         r"clinic|agency|company|referred\s+by)|[(（])[:\s(]*$")
+
+
+def spacy_organisations(doc: object, text: str) -> list[Span]:
+    """ORG entities of the English spaCy pipeline (employers, pharmacies, insurers without a suffix: Kroger, Aetna),
+    without acronyms of five letters or fewer (ICU, MRSA, NSCLC), drugs, section words and specialties."""
+    out = []
+    for ent in getattr(doc, "ents", ()):
+        if ent.label_ != "ORG":
+            continue
+        value = ent.text.strip()
+        words = re.findall(r"[^\W\d_]+", value)
+        if not words or re.fullmatch(r"[A-Z0-9&/-]{1,5}", value) or re.search(r"\d", value) or \
+                all(w.lower() in lexicon.EN_NOT_NAMES or w.isupper() for w in words) or _drug_word(words, text) or \
+                not value[:1].isupper():
+            continue
+        # Only where an organisation fits: after a preposition or a word for one (works for, via, pharmacy:), and not
+        # before an eponym's follower (Bell's palsy, Glasgow Coma Scale) or a dose (Tylenol 500 mg).
+        before = text[max(0, ent.start_char - 24):ent.start_char]
+        after = text[ent.start_char + len(value):ent.start_char + len(value) + 30].lower().lstrip(" '")
+        if not _ORG_BEFORE.search(before) or any(w.lower() in lexicon.EPONYM_FOLLOWERS for w in words) or \
+                after.startswith("s ") or any(after.startswith(f) for f in lexicon.EPONYM_FOLLOWERS) or \
+                re.match(r"\s*\d", after):
+            continue
+        out.append(Span(ent.start_char, ent.start_char + len(value), ORGANIZATION, 0.6, "spacy-org"))
+    return out
+
+
 # ---------------------------------------------------------------- addresses
 
 @cache
@@ -188,6 +217,13 @@ _ZH_ADDRESS_CUE = re.compile(r"(?:住址|地址|家住|住在|现住|现居|居�
                              r"家庭住址|出生地|常住地址?)[:：\s]*(?P<v>[^，。；;,\n\t（(]{3,40})")
 _ZH_STREET = re.compile(r"(?P<v>[\u4e00-\u9fa5]{1,10}?(?:路|街|大道|大街|巷|胡同|弄)\d+(?:号|弄)(?:[\u4e00-\u9fa5\d\-]{0,12}?"
                         r"(?:室|楼|栋|幢|单元|号|院))*(?:\d+(?:-\d+)*)?)")
+# A residential compound's building (幸福里小区12号楼), a crossing (汉中门大街与虎踞路交叉口), a highway's kilometre
+# post (G4京港澳高速长沙段K1482处).
+_ZH_PLACE_FORMS = re.compile(
+    r"(?P<v>[\u4e00-\u9fa5]{2,8}?(?:小区|花园|新村|家园|公寓|大厦|苑|庄园|宿舍)\d+(?:号楼|栋|幢|单元|号)(?:\d+(?:单元|室|号))*"
+    r"|(?<=[\s:：，,住在于])[\u4e00-\u9fa5]{0,6}?[区县]?[\u4e00-\u9fa5]{1,8}?(?:路|街|大街|大道)(?:与|和)[\u4e00-\u9fa5]{1,8}?(?:路|街|大街|大道)"
+    r"(?:交叉口|交汇处|路口|口)?"
+    r"|[GS]\d{1,4}[\u4e00-\u9fa5]{0,8}高速(?:公路)?[\u4e00-\u9fa5]{0,6}?(?:段)?K\d+(?:\+\d+)?处?)")
 _ZH_STOP_BEFORE = "于在到至转往赴去来自从经由及和与的、，。；：（）()\n 住家居"
 _ORG_ENDINGS = (*lexicon.ORG_SUFFIXES_ZH, "院")
 
@@ -209,13 +245,13 @@ def zh_addresses(text: str) -> list[Span]:
         if re.match(r"[\u4e00-\u9fa5]{0,8}(?:医院|大学|学院|中学|小学|公司|卫生院|中心)", text[end:end + 12]):
             continue
         out.append(Span(start, end, ADDRESS, 0.85, "zh-gazetteer"))
-    for rx, name in ((_ZH_ADDRESS_CUE, "zh-address-cue"), (_ZH_STREET, "zh-street")):
+    for rx, name in ((_ZH_ADDRESS_CUE, "zh-address-cue"), (_ZH_STREET, "zh-street"), (_ZH_PLACE_FORMS, "zh-place-form")):
         for m in rx.finditer(text):
             s, e = m.span("v")
             value = text[s:e]
             lead = next((p for p in sorted(provinces, key=len, reverse=True) if value.startswith(p)), "")
             s += len(lead)
-            if name == "zh-street":
+            if name in ("zh-street", "zh-place-form"):
                 place = _zh_place_regex().search(text, s, e)
                 if place is not None:
                     s = place.start() + len(next((p for p in sorted(provinces, key=len, reverse=True)
@@ -227,11 +263,20 @@ def zh_addresses(text: str) -> list[Span]:
     return out
 
 
+_UNIT = r"(?:Apt|Apartment|Suite|Ste|Unit|Fl|Floor|Room|Rm|Lot|Bldg|#)\.?\s*#?\w+"
+_CITY_STATE = (r"(?:\s?,\s*|\s*\n\s*)[A-Z][a-z]+(?:\s+[A-Z][a-z]+){0,2}(?:\s?,?\s+(?:" + "|".join(lexicon.US_STATES) + r"))?"
+               r"(?:\s+\d{5}(?:-\d{4})?)?")
+_STREET_NAME = (r"(?:(?:[NSEW]|NE|NW|SE|SW)\.?\s+)?(?:[A-Z0-9][A-Za-z0-9'-]*\.?\s+){0,4}" + lexicon.EN_STREET +
+                r"(?:\s+(?:NE|NW|SE|SW|N|S|E|W)\b)?")
 _EN_STREET = re.compile(
-    r"(?<![\w-])\d{1,6}\s+(?:(?:[NSEW]|NE|NW|SE|SW)\.?\s+)?(?:[A-Z0-9][A-Za-z0-9'-]*\.?\s+){0,4}" +
-    lexicon.EN_STREET + r"(?:,?\s+(?:Apt|Apartment|Suite|Ste|Unit|Fl|Floor|Room|Rm|#)\.?\s*#?\w+)?"
-    r"(?:(?:,\s*|\s*\n\s*)[A-Z][a-z]+(?:\s+[A-Z][a-z]+){0,2})?(?:,?\s+(?:" + "|".join(lexicon.US_STATES) + r"))?"
-    r"(?:\s+\d{5}(?:-\d{4})?)?")
+    # A building and room, or a unit, written before the street (Maple Hall Rm 12, 3 Oak St; Apt 3C, 1450 Broadway).
+    r"(?:(?:[A-Z][a-z]+\s+){1,3}(?:Hall|Inn|Tower|Building|House|Residence|Apartments|Suites)(?:\s+" + _UNIT + r")?,\s*|"
+    + _UNIT + r",\s*)?"
+    r"(?<![\w-])\d{1,6}\s+" + _STREET_NAME + r"(?:\s?,?\s+" + _UNIT + r")*" + r"(?:" + _CITY_STATE + r")?")
+# A street without a number, or a crossing of two, followed by the city (SE Oak St, Portland, OR; A Ave & B Ave, Fresno).
+_EN_STREET_CITY = re.compile(r"(?<![\w-])" + _STREET_NAME + r"(?:\s*(?:&|and|at|/)\s*" + _STREET_NAME + r")?"
+                             r"\s?,\s*[A-Z][a-z]+(?:\s+[A-Z][a-z]+){0,2},\s*(?:" + "|".join(lexicon.US_STATES) + r")\b"
+                             r"(?:\s+\d{5}(?:-\d{4})?)?")
 _EN_CITY_ZIP = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+){0,2},\s+(?:" + "|".join(lexicon.US_STATES) +
                           r")\s+\d{5}(?:-\d{4})?\b")
 _EN_ZIP_CUE = re.compile(r"(?:zip(?:\s+code)?|postal\s+code|邮编|邮政编码)[:：\s]*(?P<v>\d{5,6}(?:-\d{4})?)", re.IGNORECASE)
@@ -240,7 +285,8 @@ _EN_PO_BOX = re.compile(r"\bP\.?\s?O\.?\s+Box\s+\d+\b", re.IGNORECASE)
 
 def en_addresses(text: str) -> list[Span]:
     out = []
-    for rx, name in ((_EN_STREET, "en-street"), (_EN_CITY_ZIP, "en-city-zip"), (_EN_PO_BOX, "en-po-box")):
+    for rx, name in ((_EN_STREET, "en-street"), (_EN_CITY_ZIP, "en-city-zip"), (_EN_PO_BOX, "en-po-box"),
+                     (_EN_STREET_CITY, "en-street-city")):
         out += [Span(*m.span(), ADDRESS, 0.85, name) for m in rx.finditer(text)]
     out += [Span(*m.span("v"), ADDRESS, 0.85, "zip-cue") for m in _EN_ZIP_CUE.finditer(text)]
     return out
@@ -271,14 +317,25 @@ def zh_organisations(text: str) -> list[Span]:
             continue
         out.append(Span(start, end, ORGANIZATION, 0.8, "zh-organisation"))
     for m in _ZH_ORG_CUE.finditer(text):
-        s, e = m.span("v")
-        if text[s:e] not in lexicon.ORG_GENERIC_ZH and e - s >= 2:
+        group = next(g for g in ("v", "w", "x") if m.group(g) is not None)
+        s, e = m.span(group)
+        if text[s:e] not in lexicon.ORG_GENERIC_ZH and e - s >= 2 and not _department(text[s:e]):
             out.append(Span(s, e, ORGANIZATION, 0.8, "zh-organisation-cue"))
     return out
 
 
-_ZH_ORG_CUE = re.compile(r"(?:工作单位|单位名称|就职于|任职于|供职于|就读于|学校|雇主|所在单位|申请了?|援助机构)[:：\s]*"
-                         r"(?P<v>[\u4e00-\u9fa5A-Za-z0-9（）()]{2,24}?)(?=[\s，。；;,、\n]|援助|项目|$)")
+_ZH_ORG_CUE = re.compile(r"(?:工作单位|单位名称|就职于|任职于|供职于|就读于|学校|雇主|所在单位|申请了?|援助机构|平台|保险公司|"
+                         r"保险|工作|经营|外企员工|职业[^\n，。]{0,8}[（(])[:：\s（(]*"
+                         r"(?P<v>[A-Z][A-Za-z&.'-]*(?: [A-Z][A-Za-z&.'-]*){0,4}"
+                         r"|[\u4e00-\u9fa5A-Za-z0-9]{2,24}?(?:[（(][\u4e00-\u9fa5]{2,4}[）)])?[\u4e00-\u9fa5A-Za-z]*?)"
+                         r"(?=[\s，。；;,、\n）)]|援助|项目|$)"
+                         r"|在(?P<w>[\u4e00-\u9fa5A-Za-z（）()]{2,20}?)(?:工作|任职|上班|就职|打工|实习)"
+                         r"|(?<![\u4e00-\u9fa5])(?P<x>[\u4e00-\u9fa5A-Za-z（）()]{2,20}?)(?:快递员|职工|员工|工人|骑手|外卖员|司机|店员)")
+
+
+def _department(value: str) -> bool:
+    """A hospital department or a generic word (心外科, 医院, 家中), which may stay."""
+    return value.endswith(("科", "室", "部门", "病房", "中心")) and len(value) <= 6 or value in ("家中", "本院", "医院", "外院", "当地")
 
 
 _EN_ORG = re.compile(r"(?:\b(?:St\.?|Saint|Mount|Mt\.?)\s+)?(?:\b[A-Z][A-Za-z'&.-]*\s+(?:(?:of|and|&|for|the)\s+)*){1,6}(?:" +

@@ -214,7 +214,7 @@ def _names(text: str, artifacts: Any, cfg: DeidConfig) -> list[Span]:
         spans += zh_names.zh_names(text, cfg.deny_names)
     doc = getattr(artifacts, "tokens", None)
     if doc is not None and getattr(doc, "lang_", "") == "en":
-        spans += detectors.spacy_persons(doc, text)
+        spans += detectors.spacy_persons(doc, text) + detectors.spacy_organisations(doc, text)
     return spans
 
 

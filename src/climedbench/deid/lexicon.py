@@ -147,12 +147,18 @@ ORG_GENERIC_ZH = frozenset((
     "医", "在", "此", "转诊", "定点", "协作", "合作", "联盟", "上述", "同一", "不同",
 ))
 ORG_SUFFIXES_EN = (
+    r"Associates", r"Group", r"Partners", r"Diagnostics", r"Imaging", r"Laboratories", r"Labs", r"Church", r"Mission",
+    r"Dept\.?", r"Department", r"Office", r"District", r"Schools", r"Campus", r"Ambulance", r"Center", r"Centre",
+    r"Technology", r"Technologies", r"Construction", r"Pediatrics", r"Orthopedics", r"Endocrinology", r"Cardiology",
+    r"Dermatology", r"Medicine", r"Behavioral\s+Health", r"Rubber", r"Specialty", r"Services", r"Agency", r"Ministries",
     r"Hospital", r"Medical\s+Center", r"Medical\s+Centre", r"Health\s+Center", r"Health\s+System", r"Clinic",
     r"Infirmary", r"Senior\s+Living", r"Assisted\s+Living", r"Living\s+Center", r"Care\s+Center", r"University", r"College", r"School", r"Academy", r"Institute", r"Nursing\s+Home",
     r"Rehabilitation\s+Center", r"Hospice", r"Health\s+Care", r"Healthcare", r"Inc\.?", r"LLC", r"Ltd\.?",
     r"Corporation", r"Corp\.?", r"Company", r"Co\.", r"Pharmacy", r"Bank", r"Foundation",
 )
-ORG_SUFFIXES_ZH_MORE = ("分行", "支行", "营业部", "分公司", "总会", "协会", "基金会", "学校", "配送站", "物流")
+ORG_SUFFIXES_ZH_MORE = ("分行", "支行", "营业部", "分公司", "总会", "协会", "基金会", "学校", "配送站", "物流", "商行", "电子厂",
+                        "制造厂", "加工厂", "分局", "总局", "项目部", "养老中心", "康养中心", "护理院", "事务所", "工作室", "超市",
+                        "大药房", "药店", "酒店", "饭店", "餐厅", "物业", "速运", "快递", "律师事务所", "研究中心", "车队")
 ADDRESS_TAIL_ZH = "路街道巷弄胡同里村组屯号栋幢楼座层室单元院区园苑城庄寨坊大厦广场花园小区公寓宿舍社区乡镇县市"
 EN_STREET = (r"(?:Broadway|Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|Terrace|Ter|"
              r"Circle|Cir|Highway|Hwy|Parkway|Pkwy|Square|Sq|Trail|Trl|Alley|Row|Crescent|Close)\.?")

@@ -319,7 +319,7 @@ def _aliases(text: str, names: list[Span]) -> list[Span]:
         if m is None:
             continue
         value = m.group("v")
-        if _CJK1_RE.fullmatch(value) and not (value[0] in single or value[:2] in compound) or \
+        if (_CJK1_RE.fullmatch(value) and not (value[0] in single or value[:2] in compound)) or \
                 value.lower() in lexicon.EN_NOT_NAMES:
             continue
         out.append(Span(m.start("v"), m.end("v"), NAME, 0.8, "zh-name-alias"))
