@@ -335,7 +335,7 @@ _ZH_ORG_CUE = re.compile(r"(?:工作单位|单位名称|就职于|任职于|供�
 
 def _department(value: str) -> bool:
     """A hospital department or a generic word (心外科, 医院, 家中), which may stay."""
-    return value.endswith(("科", "室", "部门", "病房", "中心")) and len(value) <= 6 or value in ("家中", "本院", "医院", "外院", "当地")
+    return (value.endswith(("科", "室", "部门", "病房", "中心")) and len(value) <= 6) or value in ("家中", "本院", "医院", "外院", "当地")
 
 
 _EN_ORG = re.compile(r"(?:\b(?:St\.?|Saint|Mount|Mt\.?)\s+)?(?:\b[A-Z][A-Za-z'&.-]*\s+(?:(?:of|and|&|for|the)\s+)*){1,6}(?:" +
@@ -347,6 +347,13 @@ _EN_ORG_CUE = re.compile(r"(?i:works?\s+(?:at|for)|worked\s+(?:at|for)|employed\
                          r"(?P<v>[A-Z][A-Za-z'.-]*(?:\s+(?:(?:of|and|&|for|the|on)\s+)*[A-Z0-9][A-Za-z0-9'.-]*){0,7})")
 
 
+_SPECIALTY_WORDS = frozenset(("pediatric", "pediatrics", "orthopedics", "endocrinology", "cardiology", "dermatology",
+                              "medicine", "family", "group", "associates", "center", "centre", "services", "office",
+                              "department", "dept", "imaging", "diagnostics", "specialty", "behavioral", "health", "of",
+                              "and", "adult", "child", "women's", "outpatient", "inpatient", "sleep", "stroke",
+                              "wound", "care", "infusion", "dialysis", "cancer", "heart", "vascular", "pain", "spine"))
+
+
 def en_organisations(text: str) -> list[Span]:
     out = []
     for m in _EN_ORG_CUE.finditer(text):
@@ -354,11 +361,18 @@ def en_organisations(text: str) -> list[Span]:
         if value.lower() not in lexicon.EN_NOT_NAMES:
             out.append(Span(m.start("v"), m.start("v") + len(value), ORGANIZATION, 0.8, "en-organisation-cue"))
     for m in _EN_ORG.finditer(text):
-        value = m.group().strip()
+        start, value = m.start(), m.group().rstrip()
+        if "\n" in value:  # a name does not run over a line's end (Jane Roe, MD / Endocrinology)
+            cut = value.rindex("\n") + 1
+            start, value = start + cut, value[cut:].strip()
+        value = value.strip()
         first = value.split()[0].lower()
         if first in {"the", "this", "our", "a", "an", "outside", "local", "community", "general"} and \
                 len(value.split()) <= 2:
             continue
-        start = m.start()
+        # The suffix alone, or after words that name no one (Internal Medicine, Pediatric Cardiology), is a service.
+        if all(w.lower() in lexicon.EN_NOT_NAMES or w.lower() in _SPECIALTY_WORDS
+               for w in re.findall(r"[A-Za-z]+", value)):
+            continue
         out.append(Span(start, start + len(value), ORGANIZATION, 0.8, "en-organisation"))
     return out
