@@ -87,3 +87,16 @@ def test_a_chinese_mobile_surrogate_is_still_a_valid_mobile_number():
         fake = replacer.replace("PHONE", value, "p1", "zh")
         assert re.fullmatch(r"1[3-9]\d{9}", fake), (value, fake)
         assert fake != value
+
+
+@pytest.mark.parametrize(("date", "shifted"), [
+    ("Sat 21 Oct 2023", "Tue 31 Oct 2023"),  # 21 October 2023 was a Saturday; ten days on, a Tuesday
+    ("23年3月5日", "23年3月15日"),
+    ("05-Mar-2023", "15-Mar-2023"),
+    ("05.11.2023", "15.11.2023"),  # day first
+    ("Mon 8/5", "Mon 8/15"),  # no year: the weekday cannot be known and stays
+])
+def test_the_new_date_formats_are_shifted_in_their_own_format(date, shifted):
+    from climedbench.deid.dates import shift_date
+
+    assert shift_date(date, 10) == shifted

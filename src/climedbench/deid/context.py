@@ -89,7 +89,8 @@ def cued_identifiers(text: str) -> list[Span]:
     return out
 
 
-_HANDLE = re.compile(r"(?<![\w@./-])(?P<v>[A-Za-z][A-Za-z0-9]*(?:[_#][A-Za-z0-9_#.]*\d[A-Za-z0-9_]*|_[A-Za-z0-9_]+|"
+# Without a cue, a handle needs a digit (jdoe_84, misty.lynn.1990): notes_zh or a_b alone are names of things.
+_HANDLE = re.compile(r"(?<![\w@./-])(?P<v>[A-Za-z][A-Za-z0-9]*(?:[_#][A-Za-z0-9_#.]*\d[A-Za-z0-9_]*|"
                      r"(?:\.[A-Za-z0-9]+)+\d{2,4}))(?![\w@])")
 
 

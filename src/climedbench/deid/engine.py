@@ -208,7 +208,7 @@ def normalise(text: str) -> tuple[str, list[int]]:
         n = unicodedata.normalize("NFKC", ch)
         chars.append(n if len(n) == 1 else ch)
     s = "".join(chars).replace("\u3000", " ")
-    drop = set()
+    drop: set[int] = set()
     for m in _OCR_SPACED_CJK.finditer(s):
         drop.update(i for i in range(m.start(), m.end()) if s[i] == " ")
     for m in _OCR_SPACED_DIGITS.finditer(s):
