@@ -33,7 +33,8 @@ CASES = [
     ("护照：78 5566123（俄罗斯）", ["78 5566123"], []),
     ("ENCOUNTER #  E 0 0 7 1 2 2 4 8\nclaim #WC-2022-0044187; Ticket INC0033145", ["E 0 0 7 1 2 2 4 8",
                                                                                  "WC-2022-0044187", "INC0033145"], []),
-    ("Discord user kbright_22 posted the photo.", ["kbright_22"], []),
+    ("Discord user kbright_22 posted the photo; Telegram ID：li_family_hz. File notes_zh.jsonl attached.",
+     ["kbright_22", "li_family_hz"], ["notes_zh"]),
     # Phones: another country's code, an em dash, dots; a toll-free line is an organisation's and stays.
     ("Sister in Perth +61 2 9876 5432; call 1-800-273-8255 for the crisis line.", ["+61 2 9876 5432"],
      ["1-800-273-8255"]),

@@ -65,7 +65,7 @@ def cued_identifiers(text: str) -> list[Span]:
             s, value = m.start("v"), m.group("v")
             # Stop before a word that is not part of the value (… on file, … expires).
             keep = value.split(" ")
-            while keep and (re.fullmatch(r"[a-z]{2,}\)?", keep[-1]) or not re.search(r"[0-9A-Z]", keep[-1])):
+            while len(keep) > 1 and (re.fullmatch(r"[a-z]{2,}\)?", keep[-1]) or not re.search(r"[0-9A-Z]", keep[-1])):
                 keep.pop()
             # A short number right before a Chinese word is the next field's (… 17床), not part of the value.
             nxt = m.start("v") + len(" ".join(keep))
