@@ -53,8 +53,8 @@ def _full_year(text: str) -> int:
 
 
 _FORMS = [
-    re.compile(r"(?P<y>\d{4})(?P<s1>\s?年\s?)(?P<m>\d{1,2})(?P<s2>\s?月\s?)(?P<d>\d{1,2})(?P<s3>\s?[日号])"),
-    re.compile(r"(?P<y>\d{4})(?P<s1>\s?年\s?)(?P<m>\d{1,2})(?P<s2>\s?月)"),
+    re.compile(r"(?P<y>\d{4}|\d{2})(?P<s1>\s?年\s?)(?P<m>\d{1,2})(?P<s2>\s?月\s?)(?P<d>\d{1,2})(?P<s3>\s?[日号])"),
+    re.compile(r"(?P<y>\d{4}|\d{2})(?P<s1>\s?年\s?)(?P<m>\d{1,2})(?P<s2>\s?月)"),
     re.compile(r"(?P<m>\d{1,2})(?P<s2>\s?月\s?)(?P<d>\d{1,2})(?P<s3>\s?[日号])"),
     re.compile(r"(?P<y>\d{4})(?P<s1>[-/.])(?P<m>\d{1,2})(?P<s2>[-/.])(?P<d>\d{1,2})"),
     re.compile(r"(?P<m>\d{1,2})(?P<s1>[/-])(?P<d>\d{1,2})(?P<s2>[/-])(?P<y>\d{2,4})"),
@@ -63,15 +63,49 @@ _FORMS = [
     re.compile(r"(?P<mn>[A-Za-z]+\.?)(?P<s1>,?\s+)(?P<y>\d{4})"),
     re.compile(r"(?P<mn>[A-Za-z]+\.?)(?P<s1>\s+)(?P<d>\d{1,2})(?P<o>st|nd|rd|th)?"),
     re.compile(r"(?P<d>\d{1,2})(?P<o>st|nd|rd|th)?(?P<s1>\s+(?:of\s+)?)(?P<mn>[A-Za-z]+\.?)"),
+    re.compile(r"(?P<d>\d{1,2})(?P<s1>[-/\s])(?P<mn>[A-Za-z]+\.?)(?P<s2>[-/\s])(?P<y>\d{4}|\d{2})"),
+    re.compile(r"(?P<y>\d{2})(?P<s1>[-/.])(?P<m>\d{1,2})(?P<s2>[-/.])(?P<d>\d{1,2})"),
+    re.compile(r"(?P<d>\d{1,2})(?P<s1>[./-])(?P<m>\d{1,2})(?P<s2>[./-])(?P<y>\d{4})"),
+    re.compile(r"(?P<m>\d{1,2})(?P<s1>/)(?P<y>\d{4})"),
+    re.compile(r"(?P<m>\d{1,2})(?P<s1>[/.-])(?P<d>\d{1,2})"),
 ]
+_WEEKDAY = re.compile(r"(?P<w>(?:Mon|Tues?|Wed(?:nes)?|Thu(?:rs)?|Fri|Sat(?:ur)?|Sun)(?:day)?)(?P<sep>\.?,?\s+)", re.I)
+_DAY_NAMES = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
 
 
 def _ordinal(day: int) -> str:
     return "th" if 11 <= day % 100 <= 13 else {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
 
 
+def _weekday_of(text: str) -> int | None:
+    for form in _FORMS:
+        m = form.fullmatch(text)
+        if m is None or not m.groupdict().get("y") or not m.groupdict().get("d"):
+            continue
+        g = m.groupdict()
+        month = int(g["m"]) if g.get("m") else _month_number(g["mn"])
+        try:
+            return dt.date(_full_year(g["y"]), month or 0, int(g["d"])).weekday()
+        except ValueError:
+            continue
+    return None
+
+
 def shift_date(text: str, days: int) -> str | None:
-    """The date in `text` moved by `days`, in the same format; None if `text` is not a date this module can read."""
+    """The date in `text` moved by `days`, in the same format; None if `text` is not a date this module can read. A
+    weekday before the date (Sat 21 Oct 2023) is the shifted date's weekday when the year is known."""
+    w = _WEEKDAY.match(text.strip())
+    if w is not None:
+        rest = shift_date(text.strip()[w.end():], days)
+        if rest is None:
+            return None
+        word = w.group("w")
+        moved = _weekday_of(rest)
+        if moved is not None:
+            full = _DAY_NAMES[moved]
+            word = full if len(word) > 4 else full[:3]
+            word = word.upper() if w.group("w").isupper() else word
+        return word + w.group("sep") + rest
     for form in _FORMS:
         m = form.fullmatch(text.strip())
         if not m:

@@ -14,7 +14,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from climedbench.deid import detectors
+from climedbench.deid import context, detectors, zh_names
 from climedbench.deid.detectors import Span
 from climedbench.deid.patterns import PATTERNS, PatternSpec
 from climedbench.errors import ConfigError, yaml_problem
@@ -116,6 +116,20 @@ def _spacy_pipelines(ner: bool = True) -> dict[str, Any]:
     return {"en": en, "zh": spacy.blank("xx")}
 
 
+def _no_context_enhancer() -> Any:
+    """Presidio's context enhancer raises a score when a cue word's lemma is near; the pipelines here have no
+    lemmatizer and climedbench's recognizers put their cues in their patterns, so it only cost time."""
+    from presidio_analyzer.context_aware_enhancers import ContextAwareEnhancer
+
+    class NoEnhancer(ContextAwareEnhancer):
+        def enhance_using_context(self, text: str, raw_results: list[Any], nlp_artifacts: Any, recognizers: Any,
+                                  context: Any = None) -> list[Any]:
+            return raw_results
+
+    return NoEnhancer(context_similarity_factor=0.0, min_score_with_context_similarity=0.0, context_prefix_count=0,
+                      context_suffix_count=0)
+
+
 class Analyzer:
     """Presidio's AnalyzerEngine with climedbench's recognizers; `analyze` returns merged spans."""
 
@@ -125,7 +139,6 @@ class Analyzer:
         from presidio_analyzer.predefined_recognizers import (
             CreditCardRecognizer,
             IpRecognizer,
-            PhoneRecognizer,
             UsSsnRecognizer,
         )
 
@@ -147,12 +160,16 @@ class Analyzer:
                                            lambda t, a: _names(t, a, cfg)))
             registry.add_recognizer(climed("climedbench-places", ["ADDRESS", "ORGANIZATION"], lang,
                                            lambda t, _a: _places(t)))
+            registry.add_recognizer(climed("climedbench-context", sorted({s.entity for s in specs}), lang,
+                                           lambda t, _a: context.cued_identifiers(t) + context.dates_without_year(t)))
         # Presidio's own recognizers, mapped onto climedbench's types in `_PRESIDIO_TYPES` (not its e-mail and URL
-        # recognizers: they validate with tldextract, which downloads the public-suffix list at run time).
-        for rec in (IpRecognizer(), CreditCardRecognizer(), UsSsnRecognizer(),
-                    PhoneRecognizer(supported_regions=("US", "CN", "GB", "CA"))):
+        # recognizers: they validate with tldextract, which downloads the public-suffix list at run time; not its
+        # phone recognizer: libphonenumber's matcher took a sixth of the time of an English note and found no phone
+        # the patterns miss on either corpus, see docs/DEID.md).
+        for rec in (IpRecognizer(), CreditCardRecognizer(), UsSsnRecognizer()):
             registry.add_recognizer(rec)
-        self.engine = AnalyzerEngine(registry=registry, nlp_engine=nlp_engine, supported_languages=["en", "zh"])
+        self.engine = AnalyzerEngine(registry=registry, nlp_engine=nlp_engine, supported_languages=["en", "zh"],
+                                     context_aware_enhancer=_no_context_enhancer())
 
     def analyze(self, text: str, language: str = "auto") -> list[Span]:
         lang = detect_language(text) if language == "auto" else language
@@ -167,17 +184,23 @@ class Analyzer:
             if value in self.config.allow or not value.strip():  # the one place the allow-list applies
                 continue
             spans.append(Span(start, end, entity, float(r.score), str(detector)))
-        return merge(spans)
+        return merge(context.with_weekdays(text, spans))
 
 
-_OCR_SPACED_DIGITS = re.compile(r"(?<![\d.])\d(?: \d){6,}(?![\d.])")
+# An identifier or date spaced out character by character (1 3 8 0 0 …, E 0 0 4 4 1 9, 0 8 / 1 4 / 1 9 7 1), with
+# four digits or more.
+_OCR_SPACED_DIGITS = re.compile(r"(?<![\w./-])(?:\d{1,2}|[A-Z])(?: (?:\d|[A-Z/.-])){5,}(?![\w./-])")
+# Three or more single Chinese characters with one space between each (住 院 号, 覃 秀 珍), not a word followed by a
+# spaced one (黄某某 女 78岁).
+_OCR_SPACED_CJK = re.compile(r"(?<![\u4e00-\u9fff])[\u4e00-\u9fff](?: [\u4e00-\u9fff]){2,}(?![\u4e00-\u9fff])")
 
 
 def normalise(text: str) -> tuple[str, list[int]]:
     """What the detectors read: full-width characters as ASCII (NFKC, where it maps one character to one), the
-    ideographic space as a space, and OCR-style spacing removed — a single space between two Chinese characters
-    (住 院 号) and between the digits of a run of seven or more (1 3 8 0 0 …); with, for each character read, its
-    offset in the original, so every span is reported on the original text."""
+    ideographic space as a space, and OCR-style spacing removed — single spaces in a run of three or more single
+    Chinese characters (住 院 号) and in an identifier or date spaced out character by character (1 3 8 0 0 …,
+    0 8 / 1 4 / 1 9 7 1); with, for each character read, its offset in the original, so every span is reported on
+    the original text."""
     import unicodedata
 
     chars = []
@@ -185,12 +208,12 @@ def normalise(text: str) -> tuple[str, list[int]]:
         n = unicodedata.normalize("NFKC", ch)
         chars.append(n if len(n) == 1 else ch)
     s = "".join(chars).replace("\u3000", " ")
-    drop = set()
-    for i in range(1, len(s) - 1):
-        if s[i] == " " and _CJK.match(s[i - 1]) and _CJK.match(s[i + 1]) and _CJK.match(s[i - 2] if i > 1 else "") \
-                and s[i + 2:i + 3] == " ":
-            drop.add(i)
+    drop: set[int] = set()
+    for m in _OCR_SPACED_CJK.finditer(s):
+        drop.update(i for i in range(m.start(), m.end()) if s[i] == " ")
     for m in _OCR_SPACED_DIGITS.finditer(s):
+        if sum(c.isdigit() for c in m.group()) < 4:
+            continue
         drop.update(i for i in range(m.start(), m.end()) if s[i] == " ")
     where = [i for i in range(len(s)) if i not in drop]
     return "".join(s[i] for i in where), where
@@ -203,10 +226,10 @@ _PRESIDIO_TYPES = {"EMAIL_ADDRESS": "EMAIL", "CREDIT_CARD": "BANK_CARD", "US_SSN
 def _names(text: str, artifacts: Any, cfg: DeidConfig) -> list[Span]:
     spans = detectors.en_names(text, cfg.deny_names)
     if _CJK.search(text):
-        spans += detectors.zh_names(text, cfg.deny_names)
+        spans += zh_names.zh_names(text, cfg.deny_names)
     doc = getattr(artifacts, "tokens", None)
     if doc is not None and getattr(doc, "lang_", "") == "en":
-        spans += detectors.spacy_persons(doc, text)
+        spans += detectors.spacy_persons(doc, text) + detectors.spacy_organisations(doc, text)
     return spans
 
 

@@ -13,7 +13,7 @@ EXTRA_SURNAMES = ("闫肖薛余雷钟龙唐郭尹邵熊孟秦阎潘杜戴夏汪�
                   "赖龚文庞樊兰殷施陶洪翟安颜倪严牛温芦季俞章鲁葛伍韦申尤毕聂丁焦向柳邢路岳齐梅莫庄辛管祝左涂谷祁时舒耿牟卜"
                   "詹关苗凌费纪靳盛童欧甄项曲成游阳裴席卫查屈鲍位覃霍翁隋植甘景薄单包司柏宁柯阮桂闵解强柴华车冉房边辜吉饶"
                   "刁瞿戚丘古米池滕晋苑邬臧畅宫来苟全褚廉简娄盖符奚木穆党燕郎邸冀谈姬屠连郜晏栾郁商蒙计喻揭窦迟宇敖糜鄢冷"
-                  "卓花仇艾蓝都巩井练仲乐虞卞封竺冼原官衣楚佟栗匡宗应巫鞠桑荆谌银扬明沙伏岑习胥保和蔺")
+                  "卓花仇艾蓝都巩井练仲乐虞卞封竺冼原官衣楚佟栗匡宗应巫鞠桑荆谌银扬明沙伏岑习胥保和蔺付占渠逄郗")
 # Surnames that are also everyday function words (由急诊科, 于是, 向上): a name starting with one needs a strong cue.
 FUNCTION_SURNAMES = frozenset("由于向和与从在对把被给以其之是有无不也都就才还又再将所并而但或即因自到至往同跟及为")
 COMPOUND_SURNAMES = (
@@ -36,11 +36,23 @@ ZH_NAME_BEFORE = (
     "孙女婿", "外甥", "侄子", "侄女", "舅舅", "姑姑", "叔叔", "阿姨", "伯伯", "嫂子", "姐夫", "妹夫", "婆婆", "公公",
     "岳父", "岳母", "丈人", "继父", "继母", "养父", "养母", "驾驶员", "肇事者", "辅导员", "班主任", "导师", "同学",
     "室友", "房东", "雇主", "老板", "队长", "村医", "村长", "联络人", "委托", "证明人", "见证人", "公证人", "律师",
+    # Other names of the same person, and more people a note names (staff who sign, visitors, police, interpreters).
+    "中文名", "英文名", "化名", "真实姓名", "真名", "乳名", "小名", "大名", "原名", "曾用名", "登记名", "别名", "昵称",
+    "参加人员", "参会人员", "出席人员", "主持人", "会诊者", "会诊医生", "报告人", "上报人", "处理人", "经办人", "经办民警",
+    "民警", "护理员", "来访者", "死者", "伤者", "产妇", "孕妇", "女方", "男方", "家长", "曾孙", "曾孙女", "工友", "翻译",
+    "随车医生", "抢救医师", "评估护士", "随访护士", "总检医生", "医生签字", "医师签字", "操作医师", "送检医生", "送检医师",
+    "接诊医生", "接诊医师", "门诊医生", "交警", "其姐", "其兄", "其弟", "其妹", "其妻", "其夫", "审核医师", "复核人", "核对人", "执行人", "交班人", "接班人", "签字医生",
+)
+# Words that are cues for a name only before a colon (报告：蓝海, but 报告未见异常).
+ZH_NAME_BEFORE_COLON = (
+    "报告", "复核", "审核", "调配", "核对", "接收", "转出", "转入", "巡回", "器械", "参会", "参加", "主持", "经办", "接诊",
+    "签字", "户名", "开户名", "持卡人", "收款人", "账户名",
 )
 # Words after a name: titles and roles.
 ZH_NAME_AFTER = (
     "医生", "医师", "大夫", "主任", "副主任", "教授", "院长", "护士长", "护士", "护师", "药师", "技师", "老师", "先生",
-    "女士", "同志", "师傅", "阿姨", "大爷", "奶奶", "爷爷", "小姐", "主治", "博士", "同学",
+    "女士", "同志", "师傅", "阿姨", "大爷", "奶奶", "爷爷", "小姐", "主治", "博士", "同学", "警官", "书记", "经理", "律师",
+    "秘书", "老太", "大妈", "大娘", "大叔", "大姐",
 )
 # Characters that end a given name: what follows a name in a note, never its second given character.
 ZH_AFTER_NAME_CHARS = set(
@@ -61,6 +73,20 @@ EN_NAME_CUES = (
     r"discussed\s+with", r"spoke\s+with", r"d/w", r"cosigned\s+by", r"reviewed\s+by", r"verified\s+by",
     r"a/p", r"met\s+with", r"communicated\s+to", r"called", r"paged", r"notified",
 )
+# Relatives, carers and staff named right after the word, without a colon (husband Vikram, RN Priscilla).
+EN_KIN_CUES = ("(?i:husband|wife|son|daughter|daughter-in-law|son-in-law|mother|father|mom|mum|dad|sister|brother|niece|"
+               "nephew|aunt|uncle|grandson|granddaughter|grandmother|grandfather|cousin|partner|boyfriend|girlfriend|"
+               "fianc[ée]e?|spouse|friend|neighbou?r|roommate|caregiver|guardian|sponsor|doula|interpreter|RN|LPN|CNA|"
+               "nurse|aide|chaplain|social\\s+worker|case\\s+manager|staffed\\s+with|discussed\\s+with|spoke\\s+with|"
+               "signed\\s+out\\s+to|report\\s+to(?:\\s+day|\\s+night)?\\s+RN|receiving\\s+nurse|brother-in-law|sister-in-law)")
+# Words that follow a relative or "Pt" and are not a name (son Is here, daughter Has questions).
+EN_COMMON_WORDS = frozenset((
+    "is", "has", "was", "were", "will", "and", "at", "to", "in", "on", "for", "reports", "states", "called", "says",
+    "agrees", "present", "here", "there", "also", "not", "who", "which", "that", "this", "the", "a", "an", "of", "with",
+    "via", "by", "from", "notified", "aware", "updated", "requested", "asked", "wants", "prefers", "brought", "denies",
+    "feels", "can", "cannot", "may", "would", "should", "did", "does", "had", "been", "being", "are", "be", "all",
+    "financial", "services", "access", "relations", "experience", "safety", "advocate", "transport", "education",
+))
 EN_CREDENTIALS = r"(?:MD|M\.D\.|DO|D\.O\.|RN|NP|PA|PA-C|PhD|DDS|PharmD|MBBS|FRCP|MSN|BSN|CNM|CRNA|LPN)"
 # Capitalised words that precede a medical term rather than being a person: eponyms keep their names.
 EPONYM_FOLLOWERS = (
@@ -121,12 +147,18 @@ ORG_GENERIC_ZH = frozenset((
     "医", "在", "此", "转诊", "定点", "协作", "合作", "联盟", "上述", "同一", "不同",
 ))
 ORG_SUFFIXES_EN = (
+    r"Associates", r"Group", r"Partners", r"Diagnostics", r"Imaging", r"Laboratories", r"Labs", r"Church", r"Mission",
+    r"Dept\.?", r"Department", r"Office", r"District", r"Schools", r"Campus", r"Ambulance", r"Center", r"Centre",
+    r"Technology", r"Technologies", r"Construction", r"Pediatrics", r"Orthopedics", r"Endocrinology", r"Cardiology",
+    r"Dermatology", r"Medicine", r"Behavioral\s+Health", r"Rubber", r"Specialty", r"Services", r"Agency", r"Ministries",
     r"Hospital", r"Medical\s+Center", r"Medical\s+Centre", r"Health\s+Center", r"Health\s+System", r"Clinic",
     r"Infirmary", r"Senior\s+Living", r"Assisted\s+Living", r"Living\s+Center", r"Care\s+Center", r"University", r"College", r"School", r"Academy", r"Institute", r"Nursing\s+Home",
     r"Rehabilitation\s+Center", r"Hospice", r"Health\s+Care", r"Healthcare", r"Inc\.?", r"LLC", r"Ltd\.?",
     r"Corporation", r"Corp\.?", r"Company", r"Co\.", r"Pharmacy", r"Bank", r"Foundation",
 )
-ORG_SUFFIXES_ZH_MORE = ("分行", "支行", "营业部", "分公司", "总会", "协会", "基金会", "学校", "配送站", "物流")
+ORG_SUFFIXES_ZH_MORE = ("分行", "支行", "营业部", "分公司", "总会", "协会", "基金会", "学校", "配送站", "物流", "商行", "电子厂",
+                        "制造厂", "加工厂", "分局", "总局", "项目部", "养老中心", "康养中心", "护理院", "事务所", "工作室", "超市",
+                        "大药房", "药店", "酒店", "饭店", "餐厅", "物业", "速运", "快递", "律师事务所", "研究中心", "车队")
 ADDRESS_TAIL_ZH = "路街道巷弄胡同里村组屯号栋幢楼座层室单元院区园苑城庄寨坊大厦广场花园小区公寓宿舍社区乡镇县市"
 EN_STREET = (r"(?:Broadway|Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|Terrace|Ter|"
              r"Circle|Cir|Highway|Hwy|Parkway|Pkwy|Square|Sq|Trail|Trl|Alley|Row|Crescent|Close)\.?")

@@ -48,6 +48,25 @@ def luhn_valid(value: str) -> bool:
     return total % 10 == 0
 
 
+def _phone_digits(value: str) -> bool:
+    return 8 <= sum(c.isdigit() for c in value) <= 15
+
+
+def _not_toll_free(value: str) -> bool:
+    """Toll-free numbers (1-800-222-1222) belong to organisations, not to a person."""
+    digits = re.sub(r"\D", "", value)
+    return not re.match(r"1?8(?:00|88|77|66|55|44|33)", digits)
+
+
+# Public reference sites whose addresses identify nobody (a trial registry, a health agency).
+_PUBLIC_SITES = ("clinicaltrials.gov", "nih.gov", "cdc.gov", "fda.gov", "who.int", "nhc.gov.cn", "chictr.org.cn")
+
+
+def _not_public_reference(value: str) -> bool:
+    host = value.split("/")[0].lower()
+    return not any(host == s or host.endswith("." + s) for s in _PUBLIC_SITES)
+
+
 @dataclass(frozen=True)
 class PatternSpec:
     entity: str
@@ -100,18 +119,32 @@ PATTERNS: tuple[PatternSpec, ...] = (
                 r"credit\s+card(?:\s+(?:number|no\.?))?)" + _SEP + r"(?P<v>\d[\d\s-]{9,25}\d)", 0.9),
     # Phones: Chinese mobiles with any common spacing and +86; landlines with an area code (and extension);
     # North-American numbers; any number after a phone cue.
-    PatternSpec(PHONE, "cn-mobile", _ND.replace("A-Za-z", "A-Za-z)）") + r"(?:[(（]?(?:\+|00)?86[)）]?[\s-]?)?1[3-9]\d[\s-]?\d{4}"
-                r"[\s-]?\d{4}" + _NA, 0.95),
+    PatternSpec(PHONE, "cn-mobile", _ND.replace("A-Za-z", "A-Za-z)）") + r"(?:[(（]?(?:\+|00)?86[)）]?[\s-]?)?1[3-9]\d[\s.\-—–]?\d{4}"
+                r"[\s.\-—–]?\d{4}" + _NA, 0.95),
+    # 13661 882 093: a mobile in groups of five, three and three.
+    PatternSpec(PHONE, "cn-mobile-532", _ND + r"1[3-9]\d{3}[\s-]\d{3}[\s-]\d{3}" + _NA, 0.9),
+    # International numbers: a + and a country code, then 6 to 12 more digits in groups (+233 24 555 0187,
+    # +86-574-8766-3102, +7 914 555 28 19).
+    PatternSpec(PHONE, "intl-phone", r"(?<![\w+])\+\d{1,3}(?:[\s.\-—–]?\(?\d{1,4}\)?){2,5}" + _NA, 0.9, _phone_digits),
+    # The last digits of a phone or card, named as such (手机尾号8892, last 4 of card 4471).
+    PatternSpec(PHONE, "phone-tail", r"(?:尾号|后四位|末四位|last\s+(?:4|four)(?:\s+digits)?(?:\s+of\s+\w+)?)[:：\s]*(?P<v>\d{3,6})",
+                0.85),
     PatternSpec(PHONE, "cn-landline", r"(?<![0-9A-Za-z.])(?:[(（]?(?:\+|00)?86[)）]?[\s-]?)?(?:[(（]0\d{2,3}[)）]|0\d{2,3})"
-                r"[\s-]?[2-9]\d{2,3}[\s-]?\d{3,4}(?:[\s-]?(?:转|ext\.?|x|-)\s?\d{1,5})?" + _NA, 0.9),
-    PatternSpec(PHONE, "us-phone", r"(?<![0-9A-Za-z.])(?:\+?1[\s.-]?)?(?:\(\d{3}\)\s?|\d{3}[\s.-])\d{3}[\s.-]\d{4}"
-                r"(?:\s?(?:ext\.?|x)\s?\d{1,5})?" + _NA, 0.9),
+                r"[\s\-—–]{0,2}[2-9]\d{2,3}[\s-]?\d{3,4}(?:[\s-]?(?:转|ext\.?|x|-)\s?\d{1,5})?" + _NA, 0.9),
+    PatternSpec(PHONE, "us-phone", r"(?<![0-9A-Za-z.])(?:\+?1[\s.-]?)?(?:\(\s?\d{3}\s?\)[\s-]?|\d{3}[\s.-])\d{3}\s?[\s.-]\s?\d{4}"
+                r"(?:\s?(?:ext\.?|x)\s?\d{1,5})?" + _NA, 0.9, _not_toll_free),
+    # A seven-digit local number (555-0142).
+    PatternSpec(PHONE, "us-local", r"(?<![\w.\-/])[2-9]\d{2}-\d{4}(?![\w\-/]|\.\d)", 0.6),
     PatternSpec(PHONE, "phone-cue", r"(?<![A-Za-z])(?:电话|手机|手机号|联系电话|联系方式|座机|传真|tel(?:ephone)?|phone|mobile|cell|fax|"
                 r"pager|beeper)(?:号码?)?" + _SEP + r"(?P<v>\+?\(?\d[\d\s().-]{5,18}\d)", 0.9),
-    PatternSpec(EMAIL, "email", r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}", 1.0),
+    PatternSpec(EMAIL, "email", r"[A-Za-z0-9._%+-]+ ?@ ?[A-Za-z0-9.-]+\.[A-Za-z]{2,}", 1.0),
     PatternSpec(URL, "url", r"(?:https?://|www\.)[^\s，。；、<>\"'）)]+", 0.95),
+    PatternSpec(URL, "domain-path", r"(?<![\w@.])[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.(?:com|org|net|edu|gov|cn|io|co|us|uk|hk|tw|info)"
+                r"(?:\.cn)?/[^\s，。；、<>\"'）)]*", 0.9, _not_public_reference),
     PatternSpec(IP_ADDRESS, "ipv4", _ND + r"(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)" + _NA,
                 0.9),
+    PatternSpec(IP_ADDRESS, "ipv6-short", r"(?<![0-9A-Fa-f:])(?:[0-9A-Fa-f]{1,4}:){1,6}(?::[0-9A-Fa-f]{1,4}){1,6}(?![0-9A-Fa-f:])"
+                r"|(?<![0-9A-Fa-f:])(?:[0-9A-Fa-f]{1,4}:){2,7}:(?![0-9A-Fa-f:])", 0.85),
     PatternSpec(IP_ADDRESS, "ipv6", r"(?<![0-9A-Fa-f:])(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}(?![0-9A-Fa-f:])", 0.9),
     PatternSpec(LICENSE_PLATE, "cn-plate", f"[{PROVINCE_PLATE}][A-HJ-NP-Z][·•\\s]?[A-HJ-NP-Z0-9]{{4,5}}"
                 r"[A-HJ-NP-Z0-9挂学警港澳]" + _NA, 0.9, flags=0),
@@ -130,7 +163,17 @@ PATTERNS: tuple[PatternSpec, ...] = (
                 r"(?:portal\s+)?user\s?name|login(?:\s+id)?|用户名|账号名)(?:账号|号|id)?" + _SEP +
                 r"(?P<v>@?[A-Za-z0-9_.:-]*[A-Za-z0-9_])", 0.85),
     # Dates other than the year alone (shifted in surrogate mode; see dates.py for the formats).
-    PatternSpec(DATE, "zh-ymd", r"(?<!\d)(?:18|19|20)\d{2}\s?年\s?\d{1,2}\s?月\s?\d{1,2}\s?[日号]", 0.95),
+    PatternSpec(DATE, "zh-ymd", r"(?<!\d)(?:18|19|20)?\d{2}\s?年\s?\d{1,2}\s?月\s?\d{1,2}\s?[日号]", 0.95),
+    PatternSpec(DATE, "zh-numeral", r"(?:[〇零一二三四五六七八九]{2,4}年)?(?:十[一二]?|[一二三四五六七八九])月"
+                r"(?:[一二]?十[一二三四五六七八九]?|三十一?|[一二三四五六七八九])[日号]", 0.9, flags=0),
+    # Two-digit years (23-12-01, 23/4/20, 23.6.6) and day-first dates (05.11.2023, 14/03/2023).
+    PatternSpec(DATE, "yy-md", r"(?<![\w.\-/])(?:[0-4]\d|[89]\d)([-/.])(?:0?[1-9]|1[0-2])\1(?:0?[1-9]|[12]\d|3[01])(?![\w\-/]|\.\d)",
+                0.8),
+    PatternSpec(DATE, "dmy", r"(?<![\w.\-/])(?:0?[1-9]|[12]\d|3[01])([-/.])(?:0?[1-9]|1[0-2])\1(?:18|19|20)\d{2}(?![\w\-/]|\.\d)",
+                0.9),
+    PatternSpec(DATE, "d-mon-y", r"(?<![\w])(?:0?[1-9]|[12]\d|3[01])[-\s/]" + _MONTHS + r"\.?[-\s/](?:18|19|20)?\d{2}(?![\w])",
+                0.95),
+    PatternSpec(DATE, "m-y", r"(?<![\w.\-/])(?:0?[1-9]|1[0-2])/(?:19|20)\d{2}(?![\w\-/]|\.\d)", 0.85),
     PatternSpec(DATE, "zh-ym", r"(?<!\d)(?:18|19|20)\d{2}\s?年\s?\d{1,2}\s?月(?!\s?\d{1,2}\s?[日号])", 0.9),
     PatternSpec(DATE, "zh-md", r"(?<![\d年])(?<!年\s)\d{1,2}\s?月\s?\d{1,2}\s?[日号]", 0.9),
     PatternSpec(DATE, "iso-ymd", r"(?<![\d.])(?:18|19|20)\d{2}([-/.])(?:0?[1-9]|1[0-2])\1(?:0?[1-9]|[12]\d|3[01])(?![\d])",
@@ -147,7 +190,10 @@ PATTERNS: tuple[PatternSpec, ...] = (
     PatternSpec(DATE, "dm-name", r"(?<![\w])(?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?[ \t](?:of\s+)?" + _MONTHS +
                 r"\b(?!\.?,?\s+(?:18|19|20)\d{2})(?!\.?,?\s+\d{1,2}\b)", 0.7),
     # Ages of 90 and over.
-    PatternSpec(AGE, "age-90", r"(?<!\d)(?:9\d|1[0-4]\d)\s?(?:岁|周岁|歲|[\s-]?years?[\s-]?old|\s?y\.?/?o\.?(?![a-z])|\s?yrs?\b)", 0.95),
+    PatternSpec(AGE, "age-90", r"(?<!\d)(?:9\d|1[0-4]\d)\s?(?:岁|周岁|歲|[\s-]?years?[\s-]?old|\s?y\.?/?o\.?(?![a-z])|\s?yrs?\b|Y\b)", 0.95),
+    PatternSpec(AGE, "age-90-words", r"(?:(?<![\u4e00-\u9fa5])九十[一二三四五六七八九]?|一百(?:零?[一二三四五六七八九]|一十[一二三四五六七八九]?)?)(?:周)?岁"
+                r"|\b(?:ninety|one\s+hundred)(?:[\s-](?:one|two|three|four|five|six|seven|eight|nine))?[\s-]*(?:years?[\s-]old|y\.?/?o\.?)",
+                0.95),
     PatternSpec(AGE, "age-90-sex", r"(?<=,\s)(?P<v>9\d|1[0-4]\d)(?=\s?[FM]\b)", 0.9, flags=0),
     PatternSpec(AGE, "age-90-cue", r"(?<![A-Za-z])(?:年龄|age[d]?|aged)" + _SEP + r"(?P<v>(?:9\d|1[0-4]\d))(?!\d)", 0.9),
 )

@@ -102,7 +102,12 @@ class Replacer:
                 "fd00::" + ":".join(f"{rng.randint(0, 65535):x}" for _ in range(3))
         if entity == "ID_NUMBER" and re.fullmatch(r"\d{17}[\dXx]", value):
             return _fake_resident_id(rng)
-        return scramble(value, rng, keep_leading=1 if entity in ("PHONE", "LICENSE_PLATE") else 0)
+        fake = scramble(value, rng, keep_leading=1 if entity in ("PHONE", "LICENSE_PLATE") else 0)
+        if entity == "PHONE" and re.fullmatch(r"1[3-9]\d{9}", re.sub(r"\D", "", value)):
+            # A Chinese mobile stays one (1[3-9]…): a 10…/11… surrogate reads as no phone at all.
+            i = next(i for i, ch in enumerate(fake) if ch.isdigit() and i > fake.index("1"))
+            fake = fake[:i] + rng.choice("3456789") + fake[i + 1:]
+        return fake
 
 
 def scramble(value: str, rng: random.Random, keep_leading: int = 0) -> str:

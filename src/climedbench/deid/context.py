@@ -1,0 +1,150 @@
+"""Detectors that read the words around a value: any identifier after a word that names one (…号, 编号, 单号, ID, #,
+case, claim, ticket, lot, VIN), handles, and dates without a year (10/15, 6/18—6/30, 下次透析:11/9), which look like
+fractions, scores and doses and are taken only where a date fits. `patterns.PATTERNS` holds the values that are
+identifiers by their shape alone."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from climedbench.deid.detectors import Span
+from climedbench.deid.patterns import (
+    ACCOUNT_ID,
+    DATE,
+    DEVICE_ID,
+    ID_NUMBER,
+    INSURANCE_ID,
+    LICENSE_PLATE,
+    PASSPORT,
+    RECORD_NUMBER,
+)
+
+# The kind of identifier a cue word names; anything else that ends in 号 / ID / # is a record number.
+_KINDS = (
+    (PASSPORT, r"护照|通行证|台胞证|回乡证|签证|passport|visa"),
+    (ID_NUMBER, r"身份证|出生证|证件|军官证|驾驶证|驾照|permit|licen[cs]e|\bDL\b|\bCDL\b|state\s+id"),
+    (INSURANCE_ID, r"保单|保险|报案|理赔|医保|社保|会员|member|policy|claim|insurance|subscriber|group|client\s+id|"
+                   r"plan\s+id|medicaid|medicare|pending\s+id"),
+    (DEVICE_ID, r"序列|SN|S/N|IMEI|UDI|批号|LOT|设备|仪器编号|植入物|communicator|device|serial|VIN|transmitter"),
+    (LICENSE_PLATE, r"\btag\b|车牌"),
+    (ACCOUNT_ID, r"账号|工号|用户|user|login|handle|LINE|WhatsApp|Telegram|Discord|Messenger"),
+)
+# Words before 号 that do not make an identifier (a bed, a machine, a model, a room, a floor, a size).
+_NOT_ID_CUES = ("床号", "机号", "型号", "房号", "楼号", "层号", "座号", "序号", "挂号", "字号", "尺码号", "期号", "血型号")
+_ZH_CUE = (r"(?:[\u4e00-\u9fa5]{0,6}?(?:编号|号码|单号|档案号|卡号|证号|会员号|保单号|报案号|批号|工号|号)|[\u4e00-\u9fa5]{1,6}"
+           r"(?:ID|id)|医保|社保|护照|身份证|证件|序列号\s*SN)")
+_EN_CUE = (r"(?<![A-Za-z])(?i:(?:[a-z]+\s+)?(?:id|sn|s/n|imei|udi|serial|lic|no\.|number|ref(?:erence)?(?:\s*#)?|case|claim|ticket|acc(?:ession)?|acct|account|lot|"
+           r"vin|group|permit|cdl|dl|licen[cs]e|passport|policy|auth(?:orization)?|confirmation|requisition|tracking|"
+           r"receipt|encounter|study\s+id|specimen|tag|communicator\s+id|user(?:name)?|login|handle)(?![A-Za-z])|#)")
+_VALUE = r"(?P<v>[A-Za-z0-9(][A-Za-z0-9()./#_\-]*(?:[ ]{1,2}[A-Z0-9(][A-Z0-9()./#\-]*){0,4})"
+
+
+@cache
+def _id_regexes() -> tuple[re.Pattern[str], ...]:
+    sep = r"[ \t\u3000]*[:：#＃]?[ \t\u3000]*(?:\((?:US|[A-Z]{2})\)[ \t]*)?(?:#[ \t]*)?"
+    return (re.compile(f"(?P<cue>{_ZH_CUE}){sep}_*{_VALUE}"), re.compile(f"(?P<cue>{_EN_CUE}){sep}{_VALUE}"))
+
+
+def _identifier_shape(value: str) -> bool:
+    """Five digits or more, or letters with three digits or more (UJ458AB); not a year alone, a dose, a time."""
+    digits = sum(c.isdigit() for c in value)
+    letters = sum(c.isalpha() for c in value)
+    if re.fullmatch(r"(?:19|20)\d{2}", value) or re.search(r"\d(?:mg|ml|mL|kg|cm|mm|g|h|min)$", value):
+        return False
+    return digits >= 5 or (letters >= 1 and digits >= 3 and len(value) >= 5)
+
+
+def cued_identifiers(text: str) -> list[Span]:
+    out = []
+    for rx in _id_regexes():
+        for m in rx.finditer(text):
+            cue = m.group("cue")
+            if cue.endswith(_NOT_ID_CUES) or any(cue.endswith(c) for c in _NOT_ID_CUES):
+                continue
+            s, value = m.start("v"), m.group("v")
+            # Stop before a word that is not part of the value (… on file, … expires).
+            keep = value.split(" ")
+            while len(keep) > 1 and (re.fullmatch(r"[a-z]{2,}\)?", keep[-1]) or not re.search(r"[0-9A-Z]", keep[-1])):
+                keep.pop()
+            # A short number right before a Chinese word is the next field's (… 17床), not part of the value.
+            nxt = m.start("v") + len(" ".join(keep))
+            while len(keep) > 1 and re.fullmatch(r"\d{1,3}", keep[-1]) and re.match(r"[\u4e00-\u9fa5]", text[nxt:nxt + 1]):
+                keep.pop()
+            value = " ".join(keep).rstrip(".-/(")
+            if value.count(")") > value.count("("):
+                value = value.rstrip(")")
+            if value.startswith("(") and value.count("(") > value.count(")"):
+                s, value = s + 1, value[1:]
+            kind = next((k for k, rx_kind in _KINDS if re.search(rx_kind, cue, re.IGNORECASE)), RECORD_NUMBER)
+            account = kind == ACCOUNT_ID and re.search(r"\d|_|\.", value) is not None
+            if not value or not (_identifier_shape(value) or account):
+                continue
+            out.append(Span(s, s + len(value), kind, 0.85, "id-cue"))
+    # A handle with an underscore or a dot between letters and digits (jdoe_84, misty.lynn.1990, tbrennan#4471).
+    for m in _HANDLE.finditer(text):
+        if "#" in m.group("v") and not re.search(r"[a-z]", m.group("v").split("#")[0]):
+            continue  # POD#2, HD#3: a day count
+        out.append(Span(m.start("v"), m.end("v"), ACCOUNT_ID, 0.8, "handle"))
+    return out
+
+
+# Without a cue, a handle needs a digit (jdoe_84, misty.lynn.1990): notes_zh or a_b alone are names of things.
+_HANDLE = re.compile(r"(?<![\w@./-])(?P<v>[A-Za-z][A-Za-z0-9]*(?:[_#][A-Za-z0-9_#.]*\d[A-Za-z0-9_]*|"
+                     r"(?:\.[A-Za-z0-9]+)+\d{2,4}))(?![\w@])")
+
+
+# ---------------------------------------------------------------- dates without a year
+
+_WEEKDAY = (r"(?:(?<![A-Za-z])(?:Mon|Tues?|Wed(?:nes)?|Thu(?:rs)?|Fri|Sat(?:ur)?|Sun)(?:day)?\.?,?\s+|(?:星期|周)[一二三四五六日天]\s*)")
+_MD = re.compile(r"(?<![\w./\-+])(?P<m>0?[1-9]|1[0-2])(?P<sep>[/.\-])(?P<d>0?[1-9]|[12]\d|3[01])"
+                 r"(?![\w/%]|\.\d|-\d|:\d)")
+# Words before a number pair that make it a score, a dose or a count (strength 5/5, murmur 2/6, visit 6/12).
+_NOT_DATE_BEFORE = re.compile(r"(?<![A-Za-z])(?i:strength|power|motor|grade|murmur|pain|score|visit|session|cycle|dose|tab|tablet|"
+                              r"ratio|gcs|apgar|fraction|of|x|rated|scale|level|stage|day|week|pod|hd|肌力|评分|分级|级|第)"
+                              r"\s*[:：]?\s*$")
+_DATE_CUE_BEFORE = re.compile(r"(?:(?<![A-Za-z])(?i:on|since|from|until|till|through|thru|by|dated?|due|scheduled|admitted|discharged|"
+                              r"placed|removed|started|stopped|held|drawn|collected|done|performed|seen|last|next|"
+                              r"submitted|received|returned|expires?|日期|时间|就诊|入院|出院|复诊|透析|随访|手术|"
+                              r"于|在|至|到|自|从|截至)(?:\s+[A-Za-z]{1,8})?)[\s:：(（]*$")
+# A test's abbreviation before a date of it (BCx 6/1, ERCP 6/2): only for m/d whose day is not a usual denominator
+# of a score (2/4 reflexes, 4/5 strength, 2/6 murmur, 7/10 pain).
+_TEST_BEFORE = re.compile(r"(?<![A-Za-z])[A-Z]{2,5}x?\s*$")
+_ZH_DATE_CUE = re.compile(r"(?:日期|时间|就诊|入院|出院|复诊|透析|随访|随诊|手术|下次|于|至|到)[\s:：]*$")
+_DATE_AFTER = re.compile(r"\s*(?:上午|下午|晚上?|凌晨|中午|早上?|夜间?|[0-2]?\d[:：]\d\d|\d{1,2}\s?(?i:am|pm)\b|[—–~～至到-]\s*\d{1,2}[/.\-]\d{1,2})")
+
+
+def dates_without_year(text: str) -> list[Span]:
+    """m/d (and m.d, m-d) where a date fits: after a weekday or a date word (on, since, scheduled, 日期, 于), before a
+    time of day, in a range of two such pairs, inside brackets, or with a day above 12 (a fraction's denominator seldom
+    is) and no score word before it (strength 5/5, murmur 2/6, visit 6/12 stay)."""
+    out = []
+    for m in _MD.finditer(text):
+        before = text[max(0, m.start() - 14):m.start()]
+        if _NOT_DATE_BEFORE.search(before):
+            continue
+        sep, day = m.group("sep"), int(m.group("d"))
+        weekday = re.search(_WEEKDAY + r"$", before)
+        test = _TEST_BEFORE.search(before) is not None and day not in (4, 5, 6, 10)
+        cued = weekday is not None or _DATE_CUE_BEFORE.search(before) is not None or \
+            _DATE_AFTER.match(text, m.end()) is not None or re.search(r"[—–~～至到-]\s*$", before) is not None
+        bracket = re.search(r"[(（]\s*$", before) is not None and re.match(r"\s*[)）]", text[m.end():]) is not None
+        if (sep == "/" and (cued or test or bracket or (day > 12 and not re.match(r"\s*(?:mg|ml|mm|cm|kg|x|\*)", text[m.end():])))) or (sep in ".-" and (weekday or _DATE_AFTER.match(text, m.end()) or _ZH_DATE_CUE.search(before))):
+            pass
+        else:
+            continue
+        start = m.start() - (len(weekday.group()) if weekday else 0)
+        out.append(Span(start, m.end(), DATE, 0.75, "date-no-year"))
+    return out
+
+
+_WEEKDAY_END = re.compile(_WEEKDAY + r"$")
+
+
+def with_weekdays(text: str, spans: list[Span]) -> list[Span]:
+    """A weekday written right before a date belongs to it (Sat 21 Oct 2023, Thursday, June 6, 2024, 周三 3月5日)."""
+    out = []
+    for s in spans:
+        m = _WEEKDAY_END.search(text, max(0, s.start - 12), s.start) if s.entity == DATE else None
+        out.append(Span(m.start(), s.end, s.entity, s.score, s.detector) if m else s)
+    return out
