@@ -1,8 +1,9 @@
 """Time the default demo (`climedbench run` with no arguments) and split it into model and harness time.
 
-    python bench/run_demo.py [--limit N] [--max-tokens N] [--scenarios CODES]
+    python bench/run_demo.py [--limit N] [--max-tokens N] [--scenarios CODES] [--suite S] [--plan-order]
 
-Prints wall time, items per second, model load time, time with a model call in flight, and the harness's own
+Prints wall time, items per second, model load time, time with a model call in flight, the copies' idle tail (the
+last request answered while the other copies had nothing left), the time after the last answer, and the harness's own
 overhead (the time with no model call in flight: data loading, prompts, extraction, scoring, embeddings,
 writing) as a share of wall time; with several model copies, also how many were busy on average during the run.
 Target for the overhead: under 5%.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 import tempfile
 import time
@@ -29,6 +31,7 @@ class TimedBackend:
     def __init__(self, inner):
         self.inner, self.seconds, self.calls = inner, 0.0, 0
         self.busy, self._in_flight, self._since = 0.0, 0, 0.0
+        self.spans: list[tuple[float, float]] = []  # (start, end) of every call
 
     def __getattr__(self, name):
         return getattr(self.inner, name)
@@ -47,14 +50,26 @@ class TimedBackend:
                 self.busy += end - self._since
             self.seconds += end - start
             self.calls += 1
+            self.spans.append((start, end))
+
+    def tail(self, copies: int) -> tuple[float, float]:
+        """(copy-seconds idle from the last call's start to the last call's end, seconds after the last call's end
+        until now): the copies' idle tail and the harness's own tail (scoring and writing the last answers)."""
+        last_start = max(s for s, _ in self.spans)
+        last_end = max(e for _, e in self.spans)
+        used = sum(min(e, last_end) - max(s, last_start) for s, e in self.spans if e > last_start)
+        return copies * (last_end - last_start) - used, time.perf_counter() - last_end
 
 
 async def main() -> None:
+    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--limit", type=int, default=None, help="items per task (default: the demo's)")
     ap.add_argument("--max-tokens", type=int, default=None)
     ap.add_argument("--tasks", "--scenarios", default=None)
     ap.add_argument("--suite", default=None, help="climedbench (default) or clinicbench")
+    ap.add_argument("--plan-order", action="store_true",
+                    help="send the requests in plan order, not costliest first (run/engine.py's longest_first)")
     args = ap.parse_args()
     wall_start = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
@@ -64,9 +79,12 @@ async def main() -> None:
         load_start = time.perf_counter()
         backend = await open_backend(opts.model, ModelOptions())
         load = time.perf_counter() - load_start
+        if args.plan_order:
+            backend.longest_first = False  # type: ignore[misc]
         timed = TimedBackend(backend)
         try:
             _, results, _ = await run_plan(plan, backend=timed)  # type: ignore[arg-type]
+            idle_tail, harness_tail = timed.tail(getattr(backend, "replicas", 1))
         finally:
             await backend.aclose()
     wall = time.perf_counter() - wall_start
@@ -81,9 +99,12 @@ async def main() -> None:
     print(f"model call in flight  {timed.busy:8.1f} s   ({100 * timed.busy / wall:.1f}% of wall)")
     copies = getattr(backend, "replicas", 1)
     print(f"copies busy           {timed.seconds / max(wall - load, 1e-9):8.2f}     (mean over the run, of {copies})")
+    print(f"copies idle at the end {idle_tail:7.1f} copy-s (while the last request was answered)")
+    print(f"after the last answer {harness_tail:8.1f} s   (scoring and writing the last answers, results)")
     print(f"harness overhead      {harness:8.2f} s   ({100 * harness / wall:.2f}% of wall; target < 5%)")
     print(f"tokens                {results.run.prompt_tokens} prompt, {results.run.completion_tokens} completion")
     print(f"overall score         {results.overall.score:.1f}  {results.overall.ci}")
+    print(f"load average at the end {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     sys.exit(0 if harness / wall < 0.05 else 1)
 
 

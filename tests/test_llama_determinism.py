@@ -1,6 +1,7 @@
 """The in-process model's greedy outputs do not depend on how requests are scheduled: the same bytes for a fixed set
 of demo prompts with one copy of the model answering one request at a time as with one copy per core answering
-side by side (the default on a machine with several cores), in two request orders.
+side by side (the default on a machine with several cores), in three request orders (plan, reverse, and the
+costliest-first order a run sends them in).
 
 llama.cpp's batched slots (n_parallel > 1) do change outputs (2 of 8 demo answers, differently in each order,
 measured with bench/llama_limit.py's machinery), and prompt-prefix reuse did (models/llamacpp.py); so both
@@ -15,10 +16,12 @@ import os
 import pytest
 
 from climedbench.cache import request_key
+from climedbench.core.suite import Suite
 from climedbench.models import default_model
 from climedbench.models.base import GenParams, Message
 from climedbench.models.llamacpp import LlamaCppBackend
-from climedbench.run.plan import RunOptions, plan_run
+from climedbench.run.engine import longest_first
+from climedbench.run.plan import Request, RunOptions, plan_run
 
 pytestmark = pytest.mark.model
 
@@ -26,14 +29,19 @@ PROMPTS = 6
 MAX_TOKENS = 48  # long enough for near-ties to appear, short enough to keep the test to a few minutes
 
 
-@pytest.fixture(scope="module")
-def prompts() -> list[tuple[list[Message], GenParams]]:
-    """Six demo prompts spread over the demo's tasks, with the demo's generation parameters (shorter answers)."""
+def _chosen() -> tuple[Suite, list[Request]]:
+    """Six demo requests spread over the demo's tasks."""
     plan = plan_run(RunOptions())
     step = max(1, len(plan.requests) // PROMPTS)
-    chosen = plan.requests[::step][:PROMPTS]
-    return [(r.messages(plan.suite), GenParams(max_tokens=min(MAX_TOKENS, r.params.max_tokens),
-                                               temperature=r.params.temperature, seed=r.params.seed))
+    return plan.suite, plan.requests[::step][:PROMPTS]
+
+
+@pytest.fixture(scope="module")
+def prompts() -> list[tuple[list[Message], GenParams]]:
+    """The six demo prompts, with the demo's generation parameters (shorter answers)."""
+    suite, chosen = _chosen()
+    return [(r.messages(suite), GenParams(max_tokens=min(MAX_TOKENS, r.params.max_tokens),
+                                          temperature=r.params.temperature, seed=r.params.seed))
             for r in chosen]
 
 
@@ -69,11 +77,17 @@ def test_copies_side_by_side_give_the_same_bytes_in_any_order(model_path, prompt
     try:
         forward = asyncio.run(_answers(backend, prompts, list(range(len(prompts)))))
         backward = asyncio.run(_answers(backend, prompts, list(reversed(range(len(prompts))))))
+        # the order a run sends them in (run/engine.py's longest_first)
+        suite, chosen = _chosen()
+        costliest = [chosen.index(r) for r in longest_first(chosen, suite)]
+        scheduled = asyncio.run(_answers(backend, prompts, costliest))
     finally:
         asyncio.run(backend.aclose())
     assert all(reference)  # the model said something for every prompt
+    assert costliest not in (list(range(len(prompts))), list(reversed(range(len(prompts)))))
     assert forward == reference
     assert backward == reference
+    assert scheduled == reference
 
 
 def test_the_thread_count_is_part_of_the_identity(model_path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import abc
 import json
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
     from climedbench.core.types import EndpointStats
@@ -73,6 +73,9 @@ class Backend(abc.ABC):
     fingerprint: dict[str, Any] = field(default_factory=dict)
     # How many requests may be in flight at once (1 for an in-process model).
     max_concurrency: int = 1
+    # Send the costliest requests first (run/engine.py's longest_first): for a few local model copies, whose idle
+    # tail at the end of a run is a large share of it; an order never changes an answer.
+    longest_first: ClassVar[bool] = False
 
     @property
     def name(self) -> str:

@@ -11,7 +11,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from climedbench.errors import ModelError
 from climedbench.models.base import (
@@ -90,6 +90,39 @@ def _file_hash(path: Path) -> str:
     return digest
 
 
+def server_params(path: Path, n_ctx: int, threads: int, settings: dict[str, Any] | None = None) -> Any:
+    """xllamacpp's parameters of one model copy: one sequence at a time, no prompt cache, `threads` threads.
+
+    `settings` overrides CommonParams attributes by name ("cpuparams.poll" for a nested one); bench/llama_settings.py
+    measures them against these defaults (speed, and whether any output changes)."""
+    import xllamacpp as xlc
+
+    params = xlc.CommonParams()
+    params.model.path = str(path)
+    params.n_ctx = n_ctx
+    # One sequence per copy: llama.cpp's batched slots (n_parallel > 1) change greedy outputs when sequences
+    # share a batch (measured: 2 of 8 demo answers changed, differently in each request order).
+    params.n_parallel = 1
+    params.cpuparams.n_threads = threads
+    params.cpuparams_batch.n_threads = threads
+    params.verbosity = -1  # llama.cpp's own logging would flood the terminal
+    # Reusing the previous request's KV prefix changes how the prompt is batched, which changes
+    # greedy outputs at near-ties: the answer would depend on which item came before. Measured on
+    # the demo: 3 of 6 outputs changed with request order when on; off costs about 8% speed.
+    params.cache_prompt = False
+    params.hostnames = ["127.0.0.1"]
+    params.port = 0
+    for name, value in (settings or {}).items():
+        *parents, leaf = name.split(".")
+        target = params
+        for part in parents:
+            target = getattr(target, part)
+        if not hasattr(target, leaf):
+            raise ModelError(f"unknown llama.cpp setting {name!r}")
+        setattr(target, leaf, value)
+    return params
+
+
 @dataclass
 class LlamaCppBackend(Backend):
     """A GGUF model loaded in this process, `replicas` times: each copy answers one request at a time."""
@@ -101,6 +134,9 @@ class LlamaCppBackend(Backend):
     label: str | None = None
     expected_sha256: str | None = None
     known_sha256: str | None = None
+    # llama.cpp settings beyond the defaults (server_params); any that could change an output is in the fingerprint
+    settings: dict[str, Any] = field(default_factory=dict)
+    longest_first: ClassVar[bool] = True  # a few copies: their idle tail is worth avoiding (run/engine.py)
 
     def __post_init__(self) -> None:
         import xllamacpp as xlc
@@ -112,21 +148,7 @@ class LlamaCppBackend(Backend):
                              f"{self.expected_sha256[:16]}… (corrupt or a different model)")
         if self.replicas < 1 or self.threads < 1:
             raise ModelError(f"replicas and threads must be at least 1, not {self.replicas} and {self.threads}")
-        params = xlc.CommonParams()
-        params.model.path = str(self.path)
-        params.n_ctx = self.n_ctx
-        # One sequence per copy: llama.cpp's batched slots (n_parallel > 1) change greedy outputs when sequences
-        # share a batch (measured: 2 of 8 demo answers changed, differently in each request order).
-        params.n_parallel = 1
-        params.cpuparams.n_threads = self.threads
-        params.cpuparams_batch.n_threads = self.threads
-        params.verbosity = -1  # llama.cpp's own logging would flood the terminal
-        # Reusing the previous request's KV prefix changes how the prompt is batched, which changes
-        # greedy outputs at near-ties: the answer would depend on which item came before. Measured on
-        # the demo: 3 of 6 outputs changed with request order when on; off costs about 8% speed.
-        params.cache_prompt = False
-        params.hostnames = ["127.0.0.1"]
-        params.port = 0
+        params = server_params(self.path, self.n_ctx, self.threads, self.settings)
 
         def load(_: int) -> Any:
             try:
@@ -158,6 +180,8 @@ class LlamaCppBackend(Backend):
             "n_ubatch": params.n_ubatch,
             "flash_attn": {-1: "auto", 0: "off", 1: "on"}.get(params.flash_attn_type, str(params.flash_attn_type)),
         }
+        if self.settings:  # any other setting, e.g. the KV cache type: recorded, since it may change an output
+            self.fingerprint["settings"] = {k: str(v) for k, v in sorted(self.settings.items())}
 
     async def chat(self, messages: list[Message], params: GenParams) -> Completion:
         req = chat_request(messages, params)
