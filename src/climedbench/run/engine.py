@@ -207,10 +207,21 @@ async def execute(engine: Engine, tasks: Iterable[Request], write: Callable[[Sam
         if running == 0:  # the last worker out tells the consumer
             await answered.put(None)
 
+    def samples(batch: list[tuple[Request, tuple[list[Message], str, Completion | None, str | None]]]) -> list[Sample]:
+        return [make_sample(req, *result, scorer, mc_mode, log_prompts) for req, result in batch]
+
     async def consumer() -> None:
-        while (got := await answered.get()) is not None:
-            req, result = got
-            write(await asyncio.to_thread(make_sample, req, *result, scorer, mc_mode, log_prompts))
+        # every answer waiting is extracted and scored in one thread hop (one hop costs 0.05-0.14 ms), then
+        # written in the order answered, as before
+        while True:
+            batch = [await answered.get()]
+            while batch[-1] is not None and not answered.empty() and len(batch) < 64:
+                batch.append(answered.get_nowait())
+            todo = [got for got in batch if got is not None]
+            for sample in (await asyncio.to_thread(samples, todo) if todo else ()):
+                write(sample)
+            if batch[-1] is None:
+                return
 
     async with asyncio.TaskGroup() as tg:
         tg.create_task(consumer())
