@@ -82,3 +82,19 @@ def test_keys_of_a_one_line_numbered_diagnosis_list():
     assert first_item(secs, g) == ("右侧慢性硬膜下血肿（钻孔引流术后）", "r:diagnosis:0")
     got = diagnosis_names(secs, g)
     assert got is not None and got[0] == "右侧慢性硬膜下血肿；高血压病；2型糖尿病"
+
+
+def test_sso_takes_the_operation_section_with_the_steps_not_the_operation_records_title():
+    from climedbench.build.generate import Skip
+    from climedbench.build.kinds import build_unit
+    from climedbench.build.preprocess import Kept
+    from climedbench.build.records import BuildNote
+    from climedbench.build.scenarios import load_scenarios
+
+    g = load_guideline("zh")
+    text = ("【主诉】\n右上腹痛3天。\n【手术记录】\n麻醉：全麻\n手术经过：全麻下行腹腔镜胆囊切除术：建立气腹，"
+            "解剖胆囊三角，确认胆囊管及胆囊动脉后夹闭切断，顺行剥离胆囊，胆囊床电凝止血，放置腹腔引流管1根。\n")
+    note = BuildNote(record="r", patient="p", text=text, where="test:r", lang="zh", specialty=None, note_type=None)
+    c = build_unit(load_scenarios()["SSO"], Kept(note, split_sections(text, g, "r")), g, [], None)  # type: ignore[arg-type]
+    assert not isinstance(c, Skip)
+    assert c.item["input"].startswith("## 手术名称：腹腔镜胆囊切除术\n## 手术步骤：1. 建立气腹\n")
