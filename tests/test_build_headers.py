@@ -98,3 +98,11 @@ def test_sso_takes_the_operation_section_with_the_steps_not_the_operation_record
     c = build_unit(load_scenarios()["SSO"], Kept(note, split_sections(text, g, "r")), g, [], None)  # type: ignore[arg-type]
     assert not isinstance(c, Skip)
     assert c.item["input"].startswith("## 手术名称：腹腔镜胆囊切除术\n## 手术步骤：1. 建立气腹\n")
+
+
+def test_an_english_main_diagnosis_keeps_its_bracket_whole():
+    g = load_guideline("en")
+    note = ("DISCHARGE DIAGNOSES\n1. Acute on chronic systolic heart failure (HFrEF, LVEF 20%), NYHA III on admission\n"
+            "2. Acute kidney injury, resolved\n")
+    secs = [s for s in split_sections(note, g, "r") if s.ctype == "diagnosis"]
+    assert first_item(secs, g) == ("Acute on chronic systolic heart failure (HFrEF, LVEF 20%)", "r:diagnosis:0")
