@@ -18,6 +18,8 @@ from climedbench.build.segments import Guideline, Section, is_placeholder
 
 Extracted = tuple[str, str] | None  # (text, segment id)
 _NUM = re.compile(r"^\s*\d{1,2}\s*[.、．)）]\s*")
+# English: what follows a comma or semicolon outside brackets ('Heart failure (HFrEF, LVEF 25%), NYHA III').
+_EN_QUALIFIER = re.compile(r"[,;](?![^()]*\))")
 
 
 def _strip_num(s: str) -> str:
@@ -27,14 +29,15 @@ def _strip_num(s: str) -> str:
 def first_item(sections: list[Section], g: Guideline, max_chars: int = 60) -> Extracted:
     """The main diagnosis: the first item of the last diagnosis section (出院诊断 after 初步诊断), without its
     qualifiers (Chinese: what follows a space outside brackets, '扩张型心肌病　慢性心力衰竭…' → '扩张型心肌病'; English:
-    what follows a comma or semicolon, 'NSTEMI, status post …' → 'NSTEMI'); longer than `max_chars`: cut at a
-    clause boundary (clip.py); None when there is none (no other diagnosis stands in for the main one)."""
+    what follows a comma or semicolon outside brackets, 'NSTEMI, status post …' → 'NSTEMI'); longer than
+    `max_chars`: cut at a clause boundary (clip.py); None when there is none (no other diagnosis stands in for the
+    main one)."""
     for sec in reversed(sections):
         for sent in sec.sentences:
             text = _strip_num(sent)
             if not text or is_placeholder(text, g):
                 continue
-            text = first_phrase(text) if g.lang == "zh" else re.split(r"[,;]", text)[0].strip()
+            text = first_phrase(text) if g.lang == "zh" else _EN_QUALIFIER.split(text)[0].strip()
             got = clip(text, max_chars)
             return (got, sec.segment_id) if got is not None else None
     return None
@@ -121,7 +124,7 @@ def diagnosis_names(sections: list[Section], g: Guideline, max_items: int = 6) -
             text = _strip_num(sent)
             if not text or is_placeholder(text, g) or re.search(r"score|评分", text, re.I):
                 continue
-            text = first_phrase(text) if g.lang == "zh" else re.split(r"[,;]", text)[0].strip()
+            text = first_phrase(text) if g.lang == "zh" else _EN_QUALIFIER.split(text)[0].strip()
             text = _GRADE.sub("", re.sub(r"\s*[（(][^）)]*[）)]", "", text)).strip()
             longest = 30 if g.lang == "zh" else 60
             if (1 < len(text) <= longest and balanced(text) and not _NOT_A_NAME.search(text)

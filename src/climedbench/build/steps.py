@@ -81,7 +81,8 @@ def steps_item(sc: Scenario, spec: LangSpec, kept: Kept, g: Guideline) -> Candid
     secs = [s for s in _sections(kept, [st.from_]) if not is_placeholder(s.text, g)]
     if not secs:
         return Skip(f"no {st.from_} section")
-    sec = secs[0]
+    # the operation section with the most steps: a note's 'OPERATIVE NOTE' header may be followed by 'Procedure:'
+    sec = max(secs, key=lambda s: len(steps_of(s.text, st, g.lang)[1]))
     name, steps = steps_of(sec.text, st, g.lang)
     if len(steps) < st.min or not name:
         return Skip(f"fewer than {st.min} operation steps (clauses naming an action)")
