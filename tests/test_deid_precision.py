@@ -87,3 +87,9 @@ def test_chinese_names_are_still_replaced_and_the_preposition_stays(analyzer):
     for planted in ("欧阳明轩", "蒋慧敏", "柯文博", "祁峰"):
         assert planted not in out, planted
     assert "\n由" in out and "医生联系会诊" in out
+
+
+def test_a_name_that_shares_a_word_with_an_abbreviation_is_still_replaced(analyzer):
+    note = "Next of kin: LIMA, ROSALIA (sister). Seen with her friend Rosa Lima today; CBC, BMP sent.\n"
+    out, _ = _deid(analyzer, note, "en")
+    assert "LIMA, ROSALIA" not in out and "Rosa Lima" not in out and "CBC, BMP" in out

@@ -146,10 +146,11 @@ def en_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
 
 def _caps_not_name(value: str) -> bool:
     """An upper-case "LAST, FIRST" that is a list of abbreviations (DM, HTN; CBC, BMP; LIMA-LAD, SVG-OM): a part is a
-    clinical abbreviation, a section word, or has three letters or more and no vowel."""
+    section word or has three letters or more and no vowel (NSCLC), or every part is a clinical abbreviation (LIMA,
+    ROSA stays a name)."""
     words = re.findall(r"[A-Za-z]+(?:[-'][A-Za-z]+)*", value)
-    return any(w.lower() in lexicon.EN_NOT_NAMES or lexicon.clinical_word(w) or
-               (len(w) >= 3 and not re.search(r"[AEIOUY]", w.upper())) for w in words)
+    return any(w.lower() in lexicon.EN_NOT_NAMES or (len(w) >= 3 and not re.search(r"[AEIOUY]", w.upper()))
+               for w in words) or all(lexicon.clinical_word(w) for w in words)
 
 
 def _clinical(value: str) -> bool:
@@ -212,11 +213,11 @@ def spacy_persons(doc: object, text: str) -> list[Span]:
             continue
         value = text[trimmed[0]:trimmed[1]]
         words = value.split()
-        # Every word starts with a capital (not "mL. hs-Troponin"); no word is a clinical term (Plt, Cefazolin,
-        # Lembert) or a label (Neuro:), and a one-word "name" before a dose is a drug.
+        # The first word starts with a capital (not "mL. hs-Troponin"); not only clinical terms (Plt, Cefazolin,
+        # Lembert), not a label (Neuro:), and a one-word "name" before a dose is a drug.
         if not re.search(r"[A-Z][a-z]{2,}", value) or re.search(r"\d", value) or \
-                not words[0][:1].isupper() or \
-                any(w.lower() in lexicon.EN_NOT_NAMES or lexicon.clinical_word(w) for w in words) or _drug_word(words, text) or _label(text, *trimmed) or \
+                not words[0][:1].isupper() or _clinical(value) or \
+                any(w.lower() in lexicon.EN_NOT_NAMES for w in words) or _drug_word(words, text) or _label(text, *trimmed) or \
                 (len(words) == 1 and _DOSE_AFTER.match(text, trimmed[1])):
             continue
         out.append(Span(*trimmed, NAME, 0.7, "spacy-person"))
