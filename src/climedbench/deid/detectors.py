@@ -53,17 +53,19 @@ _INITIAL = r"[A-Z]\.?"
 
 @cache
 def _en_name_regexes() -> tuple[re.Pattern[str], ...]:
-    full = f"{_CAP}(?:\\s+(?:{_INITIAL}|{_CAP}|{_NICK}|[A-Z]{{2,}}(?![a-z]))){{0,3}}"
+    # A name does not run over a line's end (Dr. Rachel Kim / NEXT OF KIN: …).
+    full = f"{_CAP}(?:[ \\t]+(?:{_INITIAL}(?![A-Za-z])|{_CAP}|{_NICK}|[A-Z]{{2,}}(?![a-z]))){{0,3}}"
     titled = re.compile(f"\\b{lexicon.EN_TITLES}\\s+(?P<v>(?:{_INITIAL}\\s+)?{full})")
     cues = "|".join(lexicon.EN_NAME_CUES)
     cued = re.compile(f"\\b(?i:{cues})\\s*[:#-]\\s*(?:(?i:his|her|the|their|patient's)\\s+)?"
-                      f"(?:(?i:{cues})\\s+)?(?P<v>(?:{_INITIAL}\\s+)?{full})")
-    credential = re.compile(f"(?P<v>(?:{_INITIAL}\\s+)?{full}),?\\s+{lexicon.EN_CREDENTIALS}\\b")
+                      f"(?:(?i:{cues})\\s+)?(?:{lexicon.EN_TITLES}\\s+)?(?P<v>(?:{_INITIAL}\\s+)?{full})")
+    # Not a city before a state and ZIP code (Pittsburgh, PA 15216: PA is also a physician assistant).
+    credential = re.compile(f"(?P<v>(?:{_INITIAL}\\s+)?{full}),?\\s+{lexicon.EN_CREDENTIALS}\\b(?![ \\t]+\\d{{5}})")
     initials = re.compile(r"\b(?P<v>[A-Z]\.\s?[A-Z]\.(?:\s?[A-Z]\.)?)(?=[\s,;)]|$)")
     last = f"(?:{_CAP}|[A-Z]{{2,}})"
     lastfirst = re.compile(f"\\b(?i:{cues})\\s*[:#-]?\\s*(?P<v>{last},\\s*{last}(?:\\s+{_INITIAL})?)(?![a-z])")
-    caps = re.compile(r"(?<![A-Za-z])(?P<v>(?:[A-Z]'|Mc|Mac)?[A-Z]{2,}(?:[-'][A-Z]+)?\s?,\s{0,2}[A-Z]{2,}(?:[-'][A-Z]+)?(?:\s{1,2}[A-Z]\s?\.?)?)"
-                      r"(?![a-z])")
+    caps = re.compile(r"(?<![A-Za-z\d-])(?P<v>(?:[A-Z]'|Mc|Mac)?[A-Z]{2,}(?:[-'][A-Z]+)?\s?,\s{0,2}[A-Z]{2,}(?:[-'][A-Z]+)?(?:\s{1,2}[A-Z]\s?\.?)?)"
+                      r"(?![a-z\d-])")
     # Cues that name a person without a colon: a relative or a carer (husband Vikram, niece Georgia Ashford-Bell,
     # Mom (Emiko)), and the patient with a first and last name (Pt Dustin Carver).
     kin = re.compile(f"\\b(?:{lexicon.EN_KIN_CUES})\\s*\\(?\\s*(?P<v>{_CAP}(?:\\s+(?:{_NICK}|{_CAP})){{0,3}})")
@@ -74,7 +76,7 @@ def _en_name_regexes() -> tuple[re.Pattern[str], ...]:
     # A signature line (-- Brenda, Patient Financial Services) and an upper-case name after DR (DR  ANAND  SHARMA).
     signature = re.compile(f"(?m)^[ \\t]*(?:--|—)\\s*(?P<v>{_CAP}(?:\\s+{_CAP}){{0,2}})(?=\\s*[,\\n]|$)")
     caps_title = re.compile(r"\b(?:DR|MR|MRS|MS)\.?[ ]{1,2}(?P<v>[A-Z]{2,}(?:[ ]{1,2}[A-Z]{2,}){0,2})(?![a-z])")
-    initial_surname = re.compile(r"(?<![A-Za-z.\d])(?<!\d\s)(?P<v>[A-Z]\.\s?(?:Mc|Mac|O')?[A-Z][a-z]+(?:-[A-Z][a-z]+)?)\b")
+    initial_surname = re.compile(r"(?<![A-Za-z.\d/])(?<!\d\s)(?P<v>[A-Z]\.\s?(?:Mc|Mac|O')?[A-Z][a-z]+(?:-[A-Z][a-z]+)?)\b")
     pinyin = "|".join(sorted(lexicon.pinyin_surnames(), key=len, reverse=True))
     upper = "|".join(sorted((p.upper() for p in lexicon.pinyin_surnames()), key=len, reverse=True))
     romanised = re.compile(f"\\b(?P<v>(?:{pinyin}|{upper})\\s+[A-Z][a-z]{{1,6}}(?:[-\\s]?[a-z]{{2,6}})?)\\b")
@@ -94,7 +96,8 @@ def _trim_name(text: str, start: int, end: int) -> tuple[int, int] | None:
     if not keep:
         return None
     e = start + keep[-1].end()
-    after = text[e:e + 40].lower().lstrip(" '")
+    # What follows, past a short bracket (Cotton (hook) test).
+    after = re.sub(r"^\s*\([^)\n]{1,20}\)", "", text[e:e + 40].lower()).lstrip(" '")
     if after.startswith("s ") or any(after.startswith(f) for f in lexicon.EPONYM_FOLLOWERS):
         return None
     return start, e
@@ -108,18 +111,22 @@ def en_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
     found: list[Span] = []
     for rx, detector in zip(regexes, names, strict=True):
         for m in rx.finditer(text):
-            if detector == "en-name-caps" and any(w.lower() in lexicon.EN_NOT_NAMES
-                                                  for w in re.findall(r"[A-Za-z]+", m.group("v"))):
+            if detector == "en-name-caps" and _caps_not_name(m.group("v")):
                 continue
             trimmed = _trim_name(text, *m.span("v")) if detector not in ("en-initials", "en-name-caps",
                                                                          "en-name-caps-title") \
                 else m.span("v")
+            trimmed = strip_title(text, *trimmed) if trimmed is not None else None
             if trimmed is None:
                 continue
             value = text[trimmed[0]:trimmed[1]]
             if detector == "en-name-cue" and value.islower():
                 continue
-            if detector in ("en-name-kin", "en-name-patient") and _common_words(value):
+            if detector in ("en-name-kin", "en-name-patient", "en-initial-surname") and _common_words(value):
+                continue
+            # After Dr., Mr., Mrs. … a word is a name even when it is also a clinical word (Dr. Kocher).
+            titled = re.search(r"\b(?i:mr|mrs|ms|miss|mx|dr|prof|professor)\.?\s+$", text[max(0, trimmed[0] - 12):trimmed[0]])
+            if not titled and (_clinical(value) or _label(text, *trimmed)):
                 continue
             found.append(Span(*trimmed, NAME, 0.85, detector))
     for name in deny:
@@ -127,7 +134,7 @@ def en_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
             found.append(Span(m.start(), m.end(), NAME, 1.0, "deny-list"))
     # Each part of a found name (Smith of John Smith) found again elsewhere in the note.
     parts = {p for s in found for p in re.findall(r"[A-Z][a-z]{2,}(?:-[A-Z][a-z]+)?|[A-Z]{3,}", text[s.start:s.end])
-             if p.lower() not in lexicon.EN_NOT_NAMES}
+             if p.lower() not in lexicon.EN_NOT_NAMES and not lexicon.clinical_word(p)}
     parts |= {p.capitalize() for p in parts if p.isupper()} | {p.upper() for p in parts if not p.isupper()}
     for p in parts:
         for m in re.finditer(r"\b" + re.escape(p) + r"\b", text):
@@ -137,11 +144,52 @@ def en_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
     return found
 
 
+def _caps_not_name(value: str) -> bool:
+    """An upper-case "LAST, FIRST" that is a list of abbreviations (DM, HTN; CBC, BMP; LIMA-LAD, SVG-OM): a part is a
+    section word or has three letters or more and no vowel (NSCLC), or every part is a clinical abbreviation (LIMA,
+    ROSA stays a name)."""
+    words = re.findall(r"[A-Za-z]+(?:[-'][A-Za-z]+)*", value)
+    return any(w.lower() in lexicon.EN_NOT_NAMES or (len(w) >= 3 and not re.search(r"[AEIOUY]", w.upper()))
+               for w in words) or all(lexicon.clinical_word(w) for w in words)
+
+
+def _clinical(value: str) -> bool:
+    """Every word of a found "name" is a clinical abbreviation or word (CABG, Neuro, Plt, Cefazolin, Lembert)."""
+    words = re.findall(r"[^\W\d_]+(?:[-'][^\W\d_]+)*", value)
+    return bool(words) and all(lexicon.clinical_word(w) for w in words)
+
+
+_LABEL_BEFORE = re.compile(r"(?:^|\n|[.;)]|^\s*#|\n\s*#|\n\s*\d{1,2}[.)]|\n\s*[-*•])[ \t]*$")
+
+
+def _label(text: str, start: int, end: int) -> bool:
+    """A one-word span that is a section or item label: followed by a colon, at a line's start or after a sentence
+    (Neuro: oriented; Gen: ill-appearing; … infection). Analgesia: hydromorphone)."""
+    if " " in text[start:end].strip() or not re.match(r"[ \t]*:", text[end:end + 3]):
+        return False
+    return _LABEL_BEFORE.search(text[max(0, start - 6):start]) is not None or start == 0
+
+
+_TITLE = re.compile(r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Professor)(?:\.|(?=\s|$))\s*")
+
+
+def strip_title(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """A name span without a title at its start (Dr. Priya Raman → Priya Raman: the title stays in the note); None
+    when the span is only a title."""
+    m = _TITLE.match(text, start, end)
+    if m is not None:
+        start = m.end()
+    return (start, end) if start < end else None
+
+
 def _common_words(value: str) -> bool:
     """A cued "name" that is an English word (son Is here, Pt Tolerated Diet)."""
     words = [w.lower() for w in re.findall(r"[^\W\d_]+", value)]
     return any(w in lexicon.EN_COMMON_WORDS or w in lexicon.EN_NOT_NAMES or
                (len(w) >= 6 and w.endswith(("ated", "ised", "ized", "ing", "ed", "ly"))) for w in words)
+
+
+_DOSE_AFTER = re.compile(r"\s*\d[\d.,]*\s*(?:mg|g|mcg|µg|μg|units?|U|mL|mEq|mmol|IU)\b")
 
 
 def _drug_word(words: list[str], text: str) -> bool:
@@ -159,13 +207,18 @@ def spacy_persons(doc: object, text: str) -> list[Span]:
     for ent in getattr(doc, "ents", ()):
         if ent.label_ != "PERSON":
             continue
-        trimmed = _trim_name(text, ent.start_char, ent.end_char)
+        trimmed = strip_title(text, ent.start_char, ent.end_char)
+        trimmed = _trim_name(text, *trimmed) if trimmed is not None else None
         if trimmed is None:
             continue
         value = text[trimmed[0]:trimmed[1]]
         words = value.split()
+        # The first word starts with a capital (not "mL. hs-Troponin"); not only clinical terms (Plt, Cefazolin,
+        # Lembert), not a label (Neuro:), and a one-word "name" before a dose is a drug.
         if not re.search(r"[A-Z][a-z]{2,}", value) or re.search(r"\d", value) or \
-                any(w.lower() in lexicon.EN_NOT_NAMES for w in words) or _drug_word(words, text):
+                not words[0][:1].isupper() or _clinical(value) or \
+                any(w.lower() in lexicon.EN_NOT_NAMES for w in words) or _drug_word(words, text) or _label(text, *trimmed) or \
+                (len(words) == 1 and _DOSE_AFTER.match(text, trimmed[1])):
             continue
         out.append(Span(*trimmed, NAME, 0.7, "spacy-person"))
     return out
@@ -185,8 +238,8 @@ def spacy_organisations(doc: object, text: str) -> list[Span]:
         value = ent.text.strip()
         words = re.findall(r"[^\W\d_]+", value)
         if not words or re.fullmatch(r"[A-Z0-9&/-]{1,5}", value) or re.search(r"\d", value) or \
-                all(w.lower() in lexicon.EN_NOT_NAMES or w.isupper() for w in words) or _drug_word(words, text) or \
-                not value[:1].isupper():
+                all(w.lower() in lexicon.EN_NOT_NAMES or w.isupper() or lexicon.clinical_word(w) for w in words) or \
+                _drug_word(words, text) or not value[:1].isupper() or _label(text, ent.start_char, ent.end_char):
             continue
         # Only where an organisation fits: after a preposition or a word for one (works for, via, pharmacy:), and not
         # before an eponym's follower (Bell's palsy, Glasgow Coma Scale) or a dose (Tylenol 500 mg).
@@ -312,20 +365,26 @@ def zh_organisations(text: str) -> list[Span]:
         while start > 0 and m.start() - start < 16 and text[start - 1] not in _ZH_ORG_STOP and \
                 ("\u4e00" <= text[start - 1] <= "\u9fa5" or text[start - 1].isalnum()):
             start -= 1
+        # A time before a generic hospital is not part of a name (术后7-10天当地医院拆线).
+        lead = re.match(r"\d[\d\-~～]*[天周月年日]?", text[start:m.start()])
+        start += lead.end() if lead else 0
         name = text[start:m.start()]
-        if not name or name in lexicon.ORG_GENERIC_ZH or (len(name) == 1 and name not in "协华湘齐"):
+        if not name or name in lexicon.ORG_GENERIC_ZH or (len(name) == 1 and name not in "协华湘齐") or \
+                name.endswith(("当地", "附近", "外地", "上级", "基层", "就近")) or re.fullmatch(r"为.", name):
             continue
         out.append(Span(start, end, ORGANIZATION, 0.8, "zh-organisation"))
     for m in _ZH_ORG_CUE.finditer(text):
         group = next(g for g in ("v", "w", "x") if m.group(g) is not None)
         s, e = m.span(group)
-        if text[s:e] not in lexicon.ORG_GENERIC_ZH and e - s >= 2 and not _department(text[s:e]):
+        # Not an occupation (职业 退休（原煤矿工人）).
+        if text[s:e] not in lexicon.ORG_GENERIC_ZH and e - s >= 2 and not _department(text[s:e]) and \
+                not text[s:e].endswith(("工人", "员", "师", "农民", "司机")):
             out.append(Span(s, e, ORGANIZATION, 0.8, "zh-organisation-cue"))
     return out
 
 
 _ZH_ORG_CUE = re.compile(r"(?:工作单位|单位名称|就职于|任职于|供职于|就读于|学校|雇主|所在单位|申请了?|援助机构|平台|保险公司|"
-                         r"保险|工作|经营|外企员工|职业[^\n，。]{0,8}[（(])[:：\s（(]*"
+                         r"保险|工作(?!通道|腔|能力|量|时|日)|经营|外企员工|职业[^\n，。]{0,8}[（(])[:：\s（(]*"
                          r"(?P<v>[A-Z][A-Za-z&.'-]*(?: [A-Z][A-Za-z&.'-]*){0,4}"
                          r"|[\u4e00-\u9fa5A-Za-z0-9]{2,24}?(?:[（(][\u4e00-\u9fa5]{2,4}[）)])?[\u4e00-\u9fa5A-Za-z]*?)"
                          r"(?=[\s，。；;,、\n）)]|援助|项目|$)"
@@ -347,7 +406,10 @@ _EN_ORG_CUE = re.compile(r"(?i:works?\s+(?:at|for)|worked\s+(?:at|for)|employed\
                          r"(?P<v>[A-Z][A-Za-z'.-]*(?:\s+(?:(?:of|and|&|for|the|on)\s+)*[A-Z0-9][A-Za-z0-9'.-]*){0,7})")
 
 
-_SPECIALTY_WORDS = frozenset(("pediatric", "pediatrics", "orthopedics", "endocrinology", "cardiology", "dermatology",
+_SPECIALTY_WORDS = frozenset(("acute", "surgery", "surgical", "addiction", "trauma", "critical", "intensive",
+                              "orthopaedic", "orthopaedics", "orthopedic", "orthopedics", "general", "emergency",
+                              "internal", "transplant", "palliative", "rehabilitation", "hepatology", "medical",
+                              "pediatric", "pediatrics", "orthopedics", "endocrinology", "cardiology", "dermatology",
                               "medicine", "family", "group", "associates", "center", "centre", "services", "office",
                               "department", "dept", "imaging", "diagnostics", "specialty", "behavioral", "health", "of",
                               "and", "adult", "child", "women's", "outpatient", "inpatient", "sleep", "stroke",

@@ -245,14 +245,21 @@ _PRIORITY = {"ID_NUMBER": 9, "RECORD_NUMBER": 8, "PHONE": 8, "EMAIL": 9, "BANK_C
              "ADDRESS": 3, "LICENSE_PLATE": 7, "DEVICE_ID": 7, "ACCOUNT_ID": 7}
 
 
+_PLACES_AND_PEOPLE = frozenset(("NAME", "ORGANIZATION", "ADDRESS"))
+
+
 def merge(spans: list[Span]) -> list[Span]:
     """Overlapping spans become one (their union), typed by the strongest member (a type's priority, then score,
-    then length); the detectors of all members are kept, joined by '+'."""
+    then length) — between a name, an organisation and an address by the longer member, so the surrogate is of the
+    type that covers most of the value (a street named after a person stays a street); the detectors of all
+    members are kept, joined by '+'."""
     out: list[Span] = []
     for s in sorted(spans, key=lambda x: (x.start, -x.end)):
         if out and s.start < out[-1].end:
             last = out[-1]
             best = max((last, s), key=lambda x: (_PRIORITY.get(x.entity, 0), x.score, x.end - x.start))
+            if {last.entity, s.entity} <= _PLACES_AND_PEOPLE:  # a street with a name in it stays an address
+                best = max((last, s), key=lambda x: (x.end - x.start, _PRIORITY.get(x.entity, 0)))
             names = "+".join(sorted(set(last.detector.split("+")) | {s.detector}))
             out[-1] = Span(last.start, max(last.end, s.end), best.entity, max(last.score, s.score), names)
         else:

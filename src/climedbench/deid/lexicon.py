@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 from functools import cache
 
 # Common surnames Faker's zh_CN list lacks (闫, 肖, ...), added to it.
@@ -99,6 +100,10 @@ EPONYM_FOLLOWERS = (
     "duct", "gland", "glands", "loop", "ligament", "muscle", "vein", "artery", "valve", "test's", "'s",
     "breathing", "respiration", "respirations", "pulse", "point", "body", "palsy", "nodule", "neuroma", "lesion",
     "hypothesis", "tear", "bundle", "block", "classification", "criteria", "reaction", "agar", "stain",
+    # Instruments, sutures and bandages named after a surgeon (Metzenbaum scissors, Lembert sutures, Kelly clamp).
+    "scissors", "suture", "sutures", "stitch", "stitches", "clamp", "clamps", "retractor", "retractors", "bandage",
+    "tourniquet", "drain", "elevator", "rongeur", "needle", "wire", "wires", "pin", "pins", "approach", "closure",
+    "dressing", "pouch", "stoma", "bag", "mask", "blade", "knot", "knots",
 )
 # Capitalised words never taken as names on their own (English notes capitalise section titles and drugs).
 EN_NOT_NAMES = frozenset(w.lower() for w in (
@@ -143,6 +148,7 @@ ORG_SUFFIXES_ZH = (
 ORG_GENERIC_ZH = frozenset((
     "我", "本", "该", "外", "他", "她", "当地", "上级", "下级", "基层", "专科", "综合", "三甲", "二甲", "一级", "二级", "三级",
     "社区", "私立", "公立", "乡镇", "县级", "市级", "省级", "附近", "其他", "某", "某某", "原", "前", "后", "首诊", "外地",
+    "病初", "起病初", "发病初", "起病后", "发病后", "就近",
     "本地", "村", "乡", "镇", "县", "市", "省", "区", "两家", "多家", "一家", "数家", "各", "其", "专", "大", "小", "中",
     "医", "在", "此", "转诊", "定点", "协作", "合作", "联盟", "上述", "同一", "不同",
 ))
@@ -219,4 +225,32 @@ def china_places() -> tuple[frozenset[str], frozenset[str]]:
 # Clinical words absent from jieba's dictionary that its HMM tags as person names (查体 "physical examination" at a
 # line's start reads as surname 查 + given name 体); never names on jieba's tag alone.
 ZH_CLINICAL_NOT_NAMES = frozenset(("查体", "专科查体", "谷丙", "谷草", "甘精", "罗格", "孟鲁司", "贝那", "白蛋白", "窦律",
-                                   "窦性"))
+                                   "窦性",
+                                   # Rhythms and lobes written short (窦速 sinus tachycardia, 左叶 left lobe).
+                                   "窦速", "窦缓", "房速", "室速", "房扑", "室扑", "房颤", "室颤", "左叶", "右叶",
+                                   "左室", "右室", "左房", "右房"))
+# Findings that start with a surname and take a degree after them (张力高, 肌力低); three characters so read are
+# not names on jieba's tag alone.
+ZH_CLINICAL_PREFIXES = frozenset(("张力", "肌力", "压力", "阻力"))
+
+
+@cache
+def clinical_terms() -> frozenset[str]:
+    """Lower-cased clinical abbreviations, section and lab words, and rare eponyms of instruments and techniques
+    (clinical_terms.yaml, which says where they come from): never a person or an organisation on their own."""
+    from importlib.resources import files
+
+    import yaml
+
+    data = yaml.safe_load(files("climedbench.deid").joinpath("clinical_terms.yaml").read_text(encoding="utf-8"))
+    return frozenset(str(w).lower() for key in ("abbreviations", "words", "eponyms") for w in data[key])
+
+
+def clinical_word(word: str) -> bool:
+    """A clinical abbreviation or word of clinical_terms.yaml, also with digits joined to it (T2DM, SVG-OM1)."""
+    w = word.strip(".,;:()[]'\"").lower()
+    terms = clinical_terms()
+    if w in terms:
+        return True
+    # Letters joined to digits or to another abbreviation: one of the letter runs is a clinical term.
+    return bool(re.search(r"[\d/-]", w)) and any(p in terms for p in re.findall(r"[a-z]{2,}", w))

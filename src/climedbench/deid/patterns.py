@@ -150,12 +150,13 @@ PATTERNS: tuple[PatternSpec, ...] = (
                 r"[A-HJ-NP-Z0-9挂学警港澳]" + _NA, 0.9, flags=0),
     PatternSpec(LICENSE_PLATE, "plate-cue", r"(?<![A-Za-z])(?:车牌号?码?|licen[cs]e\s+plate(?:\s+(?:number|no\.?))?|plate\s+(?:number|no\.?))"
                 + _SEP + r"(?P<v>[A-Z0-9\u4e00-\u9fa5][A-Z0-9·\s-]{3,9}[A-Z0-9])", 0.9),
-    PatternSpec(LICENSE_PLATE, "plate-word", r"(?<![A-Za-z])(?:vehicle\s+|car\s+)?plate[:\s#]+(?P<v>[A-Z0-9]{1,4}[\s-]?[A-Z0-9]{2,5})(?![A-Za-z0-9])",
+    PatternSpec(LICENSE_PLATE, "plate-word", r"(?<![A-Za-z])(?:vehicle\s+|car\s+)?plate[:\s#]+(?P<v>(?-i:[A-Z0-9]{1,4}[\s-]?[A-Z0-9]{2,5}))(?![A-Za-z0-9])",
                 0.9),
     PatternSpec(DEVICE_ID, "serial-cue", r"(?<![A-Za-z])(?:序列号|设备编号|设备号|出厂编号|植入物编号|型号及序列号|serial(?:\s+(?:number|no\.?|#))?|"
                 r"S/N|SN|device\s+(?:id|number|no\.?)|UDI|IMEI|MAC(?:\s+address)?|传感器编号|传感器|发射器编号|"
                 r"transmitter(?:\s+id)?|sensor(?:\s+(?:id|serial))?|lead\s+SN|implant\s+(?:id|serial))" + _SEP +
-                r"(?P<v>(?:(?:LOT-SN|SN|S/N)\s)?[A-Z0-9][A-Z0-9:-]{4,30})", 0.9),
+                # A serial has a digit (not "Serial abdominal exams", not "mac" of "machinist").
+                r"(?P<v>(?=(?:(?:LOT-SN|SN|S/N)\s)?[^\s]*\d)(?:(?:LOT-SN|SN|S/N)\s)?[A-Z0-9][A-Z0-9:-]{4,30})", 0.9),
     PatternSpec(ACCOUNT_ID, "wechat", r"(?<![A-Za-z])(?:微信号?|wechat(?:\s+id)?|weixin|vx)" + _SEP + r"(?P<v>[A-Za-z][-_A-Za-z0-9]{5,19}|\d{6,12})",
                 0.9),
     PatternSpec(ACCOUNT_ID, "qq", r"(?<![A-Za-z])QQ(?:号码?)?" + _SEP + r"(?P<v>\d{5,12})", 0.9),

@@ -191,6 +191,6 @@ def _fake_organisation(value: str, fake: object, zh: bool, rng: random.Random) -
         return f"{city}{ordinal}{suffix}{dept}"
     m = re.search(r"(Hospital|Medical Center|Medical Centre|Clinic|University|College|School|Institute|"
                   r"Health System|Nursing Home|Pharmacy|Bank|Foundation)", value)
-    if m:
-        return f"{fake.last_name()} {m.group(1)}"  # type: ignore[attr-defined]
+    if m:  # the kind stays whole (Lakeshore University Hospital → Morris University Hospital)
+        return f"{fake.last_name()} {value[m.start():]}"  # type: ignore[attr-defined]
     return str(fake.company())  # type: ignore[attr-defined]

@@ -174,8 +174,11 @@ def zh_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
     for m in titled.finditer(text):
         start, end = m.span("v")
         name = text[start:end]
+        if len(name) >= 3 and name[0] in lexicon.FUNCTION_SURNAMES:  # 由邵楠医生: 由 is "by", not a surname here
+            start, name = start + 1, name[1:]
         sl = 2 if name[:2] in compound else 1
-        if len(name) < sl:
+        # A role before the title, not a name (管床 of 管床医生, 值班 of 值班医师).
+        if len(name) < sl or any(text.startswith(w, start) and len(w) > len(name) for w in lexicon.ZH_NAME_BEFORE):
             continue
         # The surname alone before a title (王医生, 李女士) identifies too; longer names must not be words.
         if len(name) == sl or not _looks_like_word(name):
@@ -194,6 +197,9 @@ def zh_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
 _PERSON_CONTEXT = re.compile(r"(?:[\s，,。；;：:、（(）)/／—-]|$|" + "|".join(lexicon.ZH_NAME_AFTER) +
                              r"|来电|来院|交代|表示|签字|签名|同意|拒绝|陪同|陪护|诉|述|查房|询问|告知|称|说|看护|照顾|前来|到院|"
                              r"发现|送|代|接|的|之|等|及|和|与|同)")
+
+
+_JIEBA_BEFORE = (*lexicon.ZH_NAME_BEFORE, *lexicon.ZH_NAME_AFTER, "子女", "领导", "亲属", "孩子", "儿女", "亲友")
 
 
 def zh_names_jieba(text: str) -> list[Span]:
@@ -221,6 +227,15 @@ def zh_names_jieba(text: str) -> list[Span]:
         # Only where a person fits: before a role, a verb of speech or consent, a bracket, punctuation or a line end
         # (jieba also tags transliterated drug and eponym parts as names: 阿奇|霉素, 霍奇金|淋巴瘤).
         if not _PERSON_CONTEXT.match(text, start + len(word)):
+            continue
+        # Inside a run of Chinese text, only after a cue, a joiner or a department (肾内科周静): otherwise the tag
+        # took the end of a term (依折|麦布, 坦|索罗辛, 切除|左叶).
+        if start > 0 and "\u4e00" <= text[start - 1] <= "\u9fa5" and text[start - 1] not in _NAME_JOINERS + "科室组" \
+                and not any(text.endswith(w, 0, start) for w in _JIEBA_BEFORE) \
+                and not any(text.startswith(w, start + len(word)) for w in (*lexicon.ZH_NAME_AFTER, "总")):
+            continue
+        # A finding and its degree (张力高, 肌力低): a clinical word at the start, not a surname and a given name.
+        if len(word) == 3 and word[2] in "高低大小增减" and word[:2] in lexicon.ZH_CLINICAL_PREFIXES:
             continue
         out.append(Span(start, start + len(word), NAME, 0.7, "zh-name-jieba"))
     return out
