@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import logging
+import os
 import queue
 import threading
 import time
