@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -57,6 +58,23 @@ def keyed_server_url(model_path: Path) -> Iterator[str]:
 
     with llama_server(model_path, api_key="sk-test-right-key-123", alias="qwen-test") as url:
         yield url
+
+
+@pytest.fixture(scope="session")
+def _deidentified_build_records(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`climedbench deid` of the build tests' development records, run once per session: a de-identification
+    loads presidio and spaCy (about 9 CPU-seconds), and four test modules build from the same records."""
+    from tests.support.build_notes import deidentified_records
+
+    return deidentified_records(tmp_path_factory.mktemp("deid") / "notes")
+
+
+@pytest.fixture(scope="module")
+def build_notes(_deidentified_build_records: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The de-identified development records (tests/fixtures/build), a copy of their own for each test module."""
+    out = tmp_path_factory.mktemp("deid") / "notes"
+    shutil.copytree(_deidentified_build_records, out)
+    return out
 
 
 def run_async(coro):

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.build_notes import deidentified_records
 from tests.support.cli import run_cli
 from tests.support.instant_server import get_stats, instant_server, reset_stats
 
@@ -20,8 +19,8 @@ VERDICT = json.dumps({"verdict": "pass", "problems": [], "reason": "ok"})
 
 
 @pytest.fixture(scope="module")
-def notes(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return deidentified_records(tmp_path_factory.mktemp("deid") / "notes")
+def notes(build_notes: Path) -> Path:
+    return build_notes
 
 
 def _build(notes: Path, out: Path, url: str, cache: Path, n: int) -> None:

@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from climedbench.build.candidates import candidates_path, load_candidates
-from tests.support.build_notes import deidentified_records
 from tests.support.cli import run_cli
 from tests.support.instant_server import get_stats, instant_server, reset_stats
 
@@ -24,8 +23,8 @@ NAMES = ["张建国", "李秀英", "王强", "赵丽", "陈明", "刘芳", "John
 
 
 @pytest.fixture(scope="module")
-def deidentified(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return deidentified_records(tmp_path_factory.mktemp("deid") / "notes")
+def deidentified(build_notes: Path) -> Path:
+    return build_notes
 
 
 def test_deid_build_validate_run_and_audit_items(deidentified, tmp_path):

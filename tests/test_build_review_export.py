@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from pathlib import Path
 
 import krippendorff
 import numpy as np
@@ -22,7 +21,6 @@ from tests.support.cli import run_cli
 from tests.support.instant_server import get_stats, instant_server
 from tests.support.rater_server import rater_server
 
-FIX = Path(__file__).parent / "fixtures" / "build"
 RATERS = ("ana", "bo", "chen")
 ASPECTS = ("accuracy", "effectiveness", "language")
 
@@ -55,13 +53,9 @@ def rate_all(page, base: str, rater: str, rejected: set[str]) -> list[str]:
     return done
 
 
-def test_reviewed_build_exports_accepted_and_unreviewed_items_only(tmp_path):
-    notes = tmp_path / "notes"
-    run_cli("deid", str(FIX), "--out", str(notes), "--id-column", "record_id", "--patient-column", "patient_id",
-            "--keep-column", "lang", "--keep-column", "specialty", "--keep-column", "note_type",
-            "--salt-file", str(tmp_path / "salt"), "--workers", "1")
+def test_reviewed_build_exports_accepted_and_unreviewed_items_only(build_notes, tmp_path):
     suite = tmp_path / "suite"
-    run_cli("build", str(notes), "--out", str(suite), "--scenarios", "ID#2,ID#4")
+    run_cli("build", str(build_notes), "--out", str(suite), "--scenarios", "ID#2,ID#4")
     built = [json.loads(x) for x in (suite / ".build" / "candidates.jsonl").read_text("utf-8").splitlines()]
     all_ids = {c["candidate_id"] for c in built}
     assert len(all_ids) >= 12
@@ -108,7 +102,7 @@ def test_reviewed_build_exports_accepted_and_unreviewed_items_only(tmp_path):
                                       level_of_measurement="ordinal")
         assert agreement[aspect]["alpha"] == pytest.approx(expected, abs=1e-9), aspect
         assert agreement[aspect]["n_items"] == len(units)
-    report = json.loads((notes / "deid_report.json").read_text("utf-8"))
+    report = json.loads((build_notes / "deid_report.json").read_text("utf-8"))
     assert card["deidentification"]["totals"] == report["totals"]
     readme = (suite / "README.md").read_text("utf-8")
     assert "## Expert review" in readme and f"{agreement['accuracy']['alpha']:.3f}" in readme

@@ -11,7 +11,8 @@ pytestmark = pytest.mark.model
 
 def test_analyze_all_writes_every_analysis_the_runs_support(tmp_path, model_path):
     out = tmp_path / "all"
-    args = [sys.executable, "-m", "climedbench.cli", "analyze", "all", "--tasks", "BKT,ID#1", "--limit", "1",
+    # Two single-answer tasks with a CoT prompt and short demo prompts (ID#1's are about twice as long).
+    args = [sys.executable, "-m", "climedbench.cli", "analyze", "all", "--tasks", "BKT,FTT", "--limit", "1",
             "--max-tokens", "16", "--kinds", "glyph", "--out", str(out), "--quiet"]
     proc = subprocess.run(args, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr
@@ -30,7 +31,7 @@ def test_analyze_all_writes_every_analysis_the_runs_support(tmp_path, model_path
     for name in ("vanilla", "cot", "glyph", "nota"):
         samples = [json.loads(x) for x in (out / "runs" / name / "samples.jsonl").read_text().splitlines()]
         uids[name] = sorted(s["uid"] for s in samples)
-    assert [u.split("/")[0] for u in uids["vanilla"]] == ["BKT", "ID#1"]
+    assert [u.split("/")[0] for u in uids["vanilla"]] == ["BKT", "FTT"]
     assert uids["cot"] == uids["glyph"] == uids["nota"] == uids["vanilla"]
     robustness = json.loads((out / "robustness.json").read_text())
     assert robustness["table"]["rows"][0][0] == "glyph 12%"

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from tests.distributed.conftest import cli
-from tests.support.build_notes import deidentified_records
 from tests.support.instant_server import get_stats, instant_server, reset_stats
 
 FIX = Path(__file__).parent.parent / "fixtures" / "build"
@@ -17,8 +16,8 @@ QUESTION = json.dumps({"question": "该患者最可能的主要诊断是什么�
 
 
 @pytest.fixture(scope="module")
-def notes(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return deidentified_records(tmp_path_factory.mktemp("deid") / "notes", cli)
+def notes(build_notes: Path) -> Path:
+    return build_notes
 
 
 def test_llm1_on_ray_writes_the_candidates_of_a_local_build(notes, ray_address, tmp_path):
