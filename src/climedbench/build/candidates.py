@@ -46,6 +46,9 @@ class Provenance:
     band: list[float] | None = None  # the similarity band actually used for this item's distractors
     distractors: list[Distractor] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what the generator changed (e.g. sentences removed as leaks)
+    # --distractors model only (absent from the JSON otherwise): {"source": "model" | "records", "model",
+    # "prompt_hash", "fallback": why the model's were not used}
+    distractors_from: dict[str, Any] | None = None
 
 
 @dataclass
@@ -63,7 +66,10 @@ class Candidate:
     round: int = 0  # review rounds may raise it when they rewrite an item
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        d = asdict(self)
+        if d["provenance"]["distractors_from"] is None:  # builds without model distractors: the same bytes
+            del d["provenance"]["distractors_from"]
+        return d
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> Candidate:

@@ -33,7 +33,10 @@ def card_markdown(card: dict[str, Any]) -> str:
         "## Models",
         f"Generator (LLM1): {card['models']['generator']}. Embedder for distractor similarity: "
         f"{card['models']['embedder']}."
-        + (f" LLM1 outcomes: {'; '.join(f'{k}: {v}' for k, v in card['llm1'].items())}." if card.get("llm1") else ""),
+        + (f" LLM1 outcomes: {'; '.join(f'{k}: {v}' for k, v in card['llm1'].items())}." if card.get("llm1") else "")
+        + (f" Model-written distractors (single choice): "
+           f"{'; '.join(f'{k}: {v}' for k, v in card['model_distractors'].items()) or 'none asked'}."
+           if "model_distractors" in card else ""),
         "## Distractor similarity",
         f"Band used: {sim['band_used']}; {sim['distractors']} distractors, cosine similarity to the key "
         f"min {sim['min']}, median {sim['median']}, max {sim['max']}.",

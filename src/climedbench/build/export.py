@@ -130,10 +130,14 @@ def _task_order(code: str, order: list[str]) -> tuple[int, str]:
 
 def _prov(c: Candidate) -> dict[str, Any]:
     p = c.provenance
-    return {"record": p.record, "segments": p.segments, "key_segment": p.key_segment, "template": p.template,
-            "generator": p.generator, "prompt_hash": p.prompt_hash, "band": p.band,
-            "distractors": [{"record": d.record, "segment": d.segment, "similarity": d.similarity}
-                            for d in p.distractors]}
+    out: dict[str, Any] = {
+        "record": p.record, "segments": p.segments, "key_segment": p.key_segment, "template": p.template,
+        "generator": p.generator, "prompt_hash": p.prompt_hash, "band": p.band,
+        "distractors": [{"record": d.record, "segment": d.segment, "similarity": d.similarity}
+                        for d in p.distractors]}
+    if p.distractors_from is not None:
+        out["distractors_from"] = p.distractors_from
+    return out
 
 
 def data_card(suite_dir: Path, by_task: dict[str, list[Candidate]], settings: dict[str, Any], state: BuildState
@@ -164,6 +168,9 @@ def data_card(suite_dir: Path, by_task: dict[str, list[Candidate]], settings: di
         "templates": settings.get("scenarios"), "guidelines": settings.get("guidelines"),
         "llm1": dict(Counter(n for c in all_c for n in c.provenance.notes if n.startswith("LLM1"))),
     }
+    if settings.get("distractors") == "model":  # --distractors model: how many items got the model's
+        card["model_distractors"] = dict(Counter(n for c in all_c for n in c.provenance.notes
+                                                 if n.startswith("model distractors")))
     source = Path(settings["source"]) if settings.get("source") else None
     report = next((p for p in ([source / "deid_report.json", source.parent / "deid_report.json"] if source else [])
                    if p.exists()), None)

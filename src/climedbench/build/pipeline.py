@@ -24,6 +24,7 @@ from climedbench.build.records import read_notes
 from climedbench.build.scenarios import Scenario, load_scenarios, select
 from climedbench.build.segments import Guideline, load_guideline
 from climedbench.build.state import BuildState
+from climedbench.errors import ConfigError
 
 
 @dataclass
@@ -44,6 +45,7 @@ class BuildOptions:
     text_column: str = "text"
     max_concurrency: int = 1  # LLM1 requests in flight at once (the candidates are written in the same order)
     executor: Any = None  # ExecutorOptions: with kind 'ray' (and a generator), LLM1 runs on Ray workers (ray_llm1.py)
+    distractors: str = "records"  # 'model': single-choice distractors written by the generator (llm_distractors.py)
 
 
 def _settings(opts: BuildOptions, scenarios: list[Scenario], guidelines: dict[str, Guideline]) -> dict[str, Any]:
@@ -52,13 +54,19 @@ def _settings(opts: BuildOptions, scenarios: list[Scenario], guidelines: dict[st
             "templates": str(opts.templates.resolve()) if opts.templates else None,
             "guidelines": {k: f"{g.source}@{g.digest}" for k, g in guidelines.items()},
             "rules": vars(opts.rules) if not hasattr(opts.rules, "__dataclass_fields__") else
-            {k: getattr(opts.rules, k) for k in opts.rules.__dataclass_fields__}}
+            {k: getattr(opts.rules, k) for k in opts.rules.__dataclass_fields__},
+            # only when not the default, so the settings of a records build (and its resumption) are unchanged
+            **({"distractors": opts.distractors} if opts.distractors != "records" else {})}
 
 
 def run_build(opts: BuildOptions, progress: Callable[[str, int, int], None] | None = None) -> dict[str, Any]:
     """Build (or resume) the candidates of SUITE_DIR; returns a summary (counts, drops, skips)."""
     from climedbench.deid.pipeline import require_deidentified
 
+    if opts.distractors not in ("records", "model"):
+        raise ConfigError(f"--distractors {opts.distractors!r}: use 'records' or 'model'")
+    if opts.distractors == "model" and not opts.generator:
+        raise ConfigError("--distractors model: the distractors are written by the --generator model; name one")
     require_deidentified(opts.source if opts.source.is_dir() else opts.source.parent, opts.already_deidentified)
     guidelines = {"zh": load_guideline("zh", opts.guideline_zh), "en": load_guideline("en", opts.guideline_en)}
     scenarios = select(load_scenarios(opts.templates), opts.scenarios)
@@ -82,7 +90,9 @@ async def _generate_all(opts: BuildOptions, scenarios: list[Scenario], guideline
         from climedbench.embeddings import load_embedder
 
         store = EmbeddingStore(opts.out / BUILD_DIR / "embeddings.sqlite", load_embedder(opts.embedder))
-    on_ray = bool(opts.generator) and opts.executor is not None and opts.executor.kind == "ray"
+    # --distractors model runs locally this round (its requests are not sent to Ray workers)
+    on_ray = bool(opts.generator) and opts.executor is not None and opts.executor.kind == "ray" \
+        and opts.distractors == "records"
     llm = await _open_generator(opts) if opts.generator and not on_ray else None
     later: list[Any] = []  # on Ray: every unit in order, rewritten on the workers at the end (ray_llm1.py)
     made: Counter[str] = Counter(c.task for c in load_candidates(opts.out))
@@ -161,7 +171,7 @@ def _write(unit: str, result: Any, out: Path, state: BuildState) -> None:
         state.finish(unit, candidate=result.candidate_id)
 
 
-async def _open_generator(opts: BuildOptions) -> tuple[Any, Any, Any]:
+async def _open_generator(opts: BuildOptions) -> tuple[Any, Any, Any, Any]:
     from climedbench.build.llm1 import LLM1Prompt
     from climedbench.cache import ResponseCache, default_cache_path
     from climedbench.models.registry import ModelOptions, open_backend
@@ -170,7 +180,12 @@ async def _open_generator(opts: BuildOptions) -> tuple[Any, Any, Any]:
     backend = await open_backend(opts.generator or "default", replace(base, max_concurrency=max(
         base.max_concurrency, opts.max_concurrency)))
     cache = None if opts.no_cache else ResponseCache(opts.cache or default_cache_path())
-    return backend, cache, LLM1Prompt.bundled()
+    distractor_prompt = None
+    if opts.distractors == "model":
+        from climedbench.build.llm_distractors import bundled_prompt
+
+        distractor_prompt = bundled_prompt()
+    return backend, cache, LLM1Prompt.bundled(), distractor_prompt
 
 
 def _rewrite_args(cand: Candidate, sc: Scenario, kept: Any, g: Guideline) -> tuple[str, str]:
@@ -183,7 +198,15 @@ def _rewrite_args(cand: Candidate, sc: Scenario, kept: Any, g: Guideline) -> tup
     return name, got[0] if got else ""
 
 
-async def _rewrite(llm: tuple[Any, Any, Any], cand: Candidate, sc: Scenario, kept: Any, g: Guideline) -> Candidate:
+async def _rewrite(llm: tuple[Any, Any, Any, Any], cand: Candidate, sc: Scenario, kept: Any, g: Guideline
+                   ) -> Candidate:
+    """LLM1 on one single-choice candidate: model-written distractors first (--distractors model), then the
+    question (its request shows the case only, so it is the same either way)."""
     from climedbench.build.llm1 import rewrite
 
-    return await rewrite(cand, llm[0], llm[1], llm[2], *_rewrite_args(cand, sc, kept, g))
+    args = _rewrite_args(cand, sc, kept, g)
+    if llm[3] is not None:
+        from climedbench.build.llm_distractors import model_distractors
+
+        cand = await model_distractors(cand, sc, llm[0], llm[1], llm[3], *args)
+    return await rewrite(cand, llm[0], llm[1], llm[2], *args)

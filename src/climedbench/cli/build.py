@@ -46,6 +46,10 @@ def build(
                                                        "question (JSON schema): 'default', 'gguf:PATH', 'openai:NAME'. "
                                                        "Without it no model is used.")] = None,
     base_url: Annotated[str | None, typer.Option(help="Server of an openai:NAME generator.")] = None,
+    distractors: Annotated[str, typer.Option(help="Single-choice (ID#1-4) distractors: 'records' (other patients' "
+                                                  "segments, no model) or 'model' (written by --generator, each reply "
+                                                  "checked, else the records' kept with the reason; other answer types "
+                                                  "ignore it; runs locally even with --executor ray).")] = "records",
     already_deidentified: Annotated[bool, typer.Option(
         "--already-deidentified", help="Build from notes that did not go through `climedbench deid` (your "
                                        "institution de-identified them).")] = False,
@@ -74,7 +78,7 @@ def build(
     note's own section and distractors from other patients' segments of the same kind in a similarity band (no
     model), an optional LLM1 rewrite; then a suite folder that `validate`, `run`, `audit-items` take with
     --suite. Killing and re-running loses nothing."""
-    ex = executor_options(executor, ray_address, workers)
+    ex = _executor(executor, ray_address, workers, distractors, generator, notes in ACTIONS)
     if ex.kind == "ray" and generator is None and notes not in ACTIONS:
         err.print("--executor ray: nothing is model-bound without --generator; building locally", highlight=False)
     if notes in ACTIONS:
@@ -98,7 +102,7 @@ def build(
             raise typer.BadParameter("give the notes and --out SUITE_DIR (or --demo)")
         source = Path(notes).expanduser()
     summary = _run(source, out_dir, scenarios, per_scenario, generator, base_url, already_deidentified,
-                   guideline, guideline_en, templates, text_column, cache, no_cache, max_concurrency, ex)
+                   guideline, guideline_en, templates, text_column, cache, no_cache, max_concurrency, ex, distractors)
     from climedbench.build.export import export_suite
 
     card = export_suite(out_dir, name)
@@ -109,10 +113,23 @@ def build(
     _print_summary(summary, card)
 
 
+def _executor(executor: str, ray_address: str | None, workers: int, distractors: str, generator: str | None,
+              action: bool) -> Any:
+    """The executor options, after checking --distractors: 'model' needs a generator and runs locally."""
+    if distractors not in ("records", "model"):
+        raise typer.BadParameter(f"--distractors {distractors!r}: use 'records' or 'model'")
+    if distractors == "model" and generator is None and not action:
+        raise typer.BadParameter("--distractors model: name the --generator that writes them")
+    if executor == "ray" and distractors == "model" and not action:
+        err.print("--distractors model: not on Ray workers yet; building locally", highlight=False)
+        executor, ray_address = "local", None
+    return executor_options(executor, ray_address, workers)
+
+
 def _run(source: Path, out_dir: Path, scenarios: str | None, per_scenario: int | None, generator: str | None,
          base_url: str | None, already: bool, guideline: Path | None, guideline_en: Path | None,
          templates: Path | None, text_column: str, cache: str | None, no_cache: bool, max_concurrency: int = 1,
-         executor: Any = None) -> dict[str, Any]:
+         executor: Any = None, distractors: str = "records") -> dict[str, Any]:
     import os
 
     from rich.progress import Progress
@@ -128,7 +145,8 @@ def _run(source: Path, out_dir: Path, scenarios: str | None, per_scenario: int |
                         per_scenario=per_scenario, generator=generator, already_deidentified=already,
                         guideline_zh=guideline, guideline_en=guideline_en, templates=templates,
                         text_column=text_column, cache=Path(cache).expanduser() if cache else None,
-                        no_cache=no_cache, max_concurrency=max_concurrency, executor=executor)
+                        no_cache=no_cache, max_concurrency=max_concurrency, executor=executor,
+                        distractors=distractors)
     with Progress(console=err, transient=True) as bar:
         tasks: dict[str, Any] = {}
 
