@@ -51,6 +51,16 @@ def test_a_bad_reply_is_rejected_with_its_reason(reply, why):
     assert got is None and why in str(reason)
 
 
+def test_an_option_copied_from_the_case_is_refused():
+    stem = "## 辅助检查: 双髋X线：右股骨头软骨下新月征，股骨头轻度塌陷。"
+    got, reason = check_distractors(json.dumps({"distractors": ["右股骨头软骨下新月征", "髋关节骨关节炎", "类风湿关节炎"]},
+                                               ensure_ascii=False), schema_for(bundled_prompt(), 3),
+                                    "右股骨头缺血性坏死", 3, 60, 0.6, "zh", stem)
+    assert got is None and reason == "a distractor is copied from the case"
+    assert check_distractors(json.dumps({"distractors": ["髋关节骨关节炎", "类风湿关节炎", "髋关节结核"]}, ensure_ascii=False),
+                             schema_for(bundled_prompt(), 3), "右股骨头缺血性坏死", 3, 60, 0.6, "zh", stem)[1] is None
+
+
 def test_an_english_item_refuses_chinese_options():
     got, reason = _check(GOOD, key="Acute STEMI", lang="en")
     assert got is None and "language" in str(reason)

@@ -19,7 +19,7 @@ from dataclasses import replace
 from typing import Any
 
 from climedbench.build.candidates import Candidate
-from climedbench.build.distractors import too_close
+from climedbench.build.distractors import _norm, too_close
 from climedbench.build.generate import LETTERS
 from climedbench.build.keys import EXTRACTORS
 from climedbench.build.llm import PromptFile, check_reply, load_prompt
@@ -56,9 +56,10 @@ def schema_for(prompt: PromptFile, n: int) -> dict[str, Any]:
 
 
 def check_distractors(reply: str, schema: dict[str, Any], key: str, n: int, limit: int, max_overlap: float = 0.6,
-                      lang: str = "zh") -> tuple[list[str] | None, str | None]:
+                      lang: str = "zh", stem: str = "") -> tuple[list[str] | None, str | None]:
     """(the n distractors, None) when the reply passes every check, else (None, why not). English items' options
-    carry no Chinese characters."""
+    carry no Chinese characters; no option of 4 or more characters is copied from the case (`stem`): a finding of
+    the case offered as an answer is a give-away."""
     data, problem = check_reply(reply, schema)
     if data is None:
         return None, problem
@@ -80,6 +81,9 @@ def check_distractors(reply: str, schema: dict[str, Any], key: str, n: int, limi
         return None, "a distractor equals, contains or largely overlaps the key"
     if any(too_close(a, b, max_overlap) for i, a in enumerate(ds) for b in ds[i + 1:]):
         return None, "two distractors are the same answer in other words"
+    case = _norm(stem)
+    if any(len(_norm(d)) >= 4 and _norm(d) in case for d in ds):
+        return None, "a distractor is copied from the case"
     return ds, None
 
 
@@ -111,7 +115,7 @@ async def model_distractors(cand: Candidate, sc: Scenario, backend: Backend, cac
     try:
         completion = await cached_chat(backend, cache, messages, replace(prompt, schema=schema).params())
         got, why = check_distractors(completion.text, schema, key, n, limit, sc.distractors.max_overlap,
-                                      cand.lang)
+                                      cand.lang, stem_text(cand.item["input"]))
     except RequestFailed as e:
         got, why = None, f"the request failed ({e.reason})"
     if got is not None and not replace_options(cand, sc.languages[cand.lang].options_header, key, got):
