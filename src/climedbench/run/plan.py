@@ -279,17 +279,20 @@ def _survey(requests: RequestStream, suite: Suite,
     now, not mid-run, if a task's prompt cannot be built (e.g. logprob mode on an order item)."""
     n = requests.planned
     lo, hi = shard_bounds(n, *shard_opt) if shard_opt is not None else (0, n)
-    h, by_task = hashlib.sha256(), Counter[str]()
+    by_task = Counter[str]()
     firsts: dict[str, Request] = {}
-    for position, (index, item, epoch) in enumerate(requests.positions()):
-        h.update(sample_key(item.uid, epoch).encode("utf-8") + b"\n")
-        if item.task not in firsts:
-            firsts[item.task] = requests.request(index, item, epoch)
-        if lo <= position < hi and epoch in (None, 1):
-            by_task[item.task] += 1
+
+    def keys() -> Iterator[str]:
+        for position, (index, item, epoch) in enumerate(requests.positions()):
+            if item.task not in firsts:
+                firsts[item.task] = requests.request(index, item, epoch)
+            if lo <= position < hi and epoch in (None, 1):
+                by_task[item.task] += 1
+            yield sample_key(item.uid, epoch)
+
+    whole = plan_sha256(keys())  # the same hash a merge checks
     for first in reversed(firsts.values()):
         first.messages(suite)
-    whole = h.hexdigest()
     if shard_opt is None:
         return whole, None, dict(by_task)
     index, count = shard_opt
