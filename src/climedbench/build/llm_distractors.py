@@ -20,7 +20,7 @@ from typing import Any
 
 from climedbench.build.candidates import Candidate
 from climedbench.build.distractors import _norm, too_close
-from climedbench.build.generate import LETTERS
+from climedbench.build.generate import LETTERS, render
 from climedbench.build.keys import EXTRACTORS
 from climedbench.build.llm import PromptFile, check_reply, load_prompt
 from climedbench.build.llm1 import cached_chat, stem_text
@@ -95,11 +95,11 @@ def replace_options(cand: Candidate, header: str, key: str, distractors: list[st
     old.insert(at_key, key)
     new = list(distractors)
     new.insert(at_key, key)
-    block = lambda opts: f"## {header}: " + "\n".join(f"{LETTERS[i]}: {o}" for i, o in enumerate(opts))  # noqa: E731
+    before, after = render([], header, old), render([], header, new)  # the block generate.py wrote
     text = cand.item["input"]
-    if not text.endswith(block(old)):
+    if not text.endswith(before):
         return False
-    cand.item["input"] = text[: len(text) - len(block(old))] + block(new)
+    cand.item["input"] = text[: len(text) - len(before)] + after
     return True
 
 
@@ -110,12 +110,12 @@ async def model_distractors(cand: Candidate, sc: Scenario, backend: Backend, cac
     n, limit = sc.distractors.n, max_chars(sc, key)
     schema = schema_for(prompt, n)
     source: dict[str, Any] = {"source": "records", "model": backend.name, "prompt_hash": prompt.sha256[:16]}
-    messages = prompt.messages(lang=cand.lang, task_name=task_name, stem=stem_text(cand.item["input"]), key=key,
-                               n=n, max_chars=limit)
+    stem = stem_text(cand.item["input"])
+    messages = prompt.messages(lang=cand.lang, task_name=task_name, stem=stem, key=key, n=n, max_chars=limit)
     try:
         completion = await cached_chat(backend, cache, messages, replace(prompt, schema=schema).params())
         got, why = check_distractors(completion.text, schema, key, n, limit, sc.distractors.max_overlap,
-                                      cand.lang, stem_text(cand.item["input"]))
+                                      cand.lang, stem)
     except RequestFailed as e:
         got, why = None, f"the request failed ({e.reason})"
     if got is not None and not replace_options(cand, sc.languages[cand.lang].options_header, key, got):
