@@ -135,6 +135,24 @@ def import_file(path: Path, label: str | None = None) -> ModuleType:
     return _imported[key]
 
 
+def imported() -> tuple[str, ...]:
+    """The plug-ins this process has imported, in order ('module:NAME' or 'file:/abs/path'): what a worker process
+    (Ray) imports again with `reimport` so that it scores with the same metrics and extractors."""
+    return tuple(_imported)
+
+
+def reimport(keys: Iterable[str]) -> None:
+    """Import the plug-ins named by `imported()` of another process (files by their absolute path)."""
+    for key in keys:
+        kind, _, what = key.partition(":")
+        if kind == "module":
+            import_module(what)
+        elif kind == "file":
+            import_file(Path(what))
+        else:
+            raise PluginError(f"plug-in {key!r}: not a module or file key")
+
+
 def _identifier(stem: str) -> str:
     return "".join(c if c.isalnum() else "_" for c in stem)
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from climedbench.cache import ResponseCache, default_cache_path
+from climedbench.core.plugins import imported
 from climedbench.core.types import EndpointStats, Sample, merge_endpoint_stats
 from climedbench.errors import ClimedError, ConfigError, ModelError
 from climedbench.executors.options import ExecutorOptions
@@ -137,7 +138,7 @@ class RayExecutor:
             ResponseCache(cache).close()  # create it (and its folder) once, before the workers race to
         setup = WorkerSetup(tuple(models), worker_options(model_options, w, self._started_cluster), cache,
                             share(rpm, w), share(tpm, w),
-                            max(1, concurrency // w) if concurrency else None)
+                            max(1, concurrency // w) if concurrency else None, imported())
         if self._actors and self._setup == setup:
             return self._hellos
         self._kill_actors()

@@ -38,6 +38,7 @@ class WorkerSetup:
     rpm: float | None = None  # this worker's share of --rpm / --tpm
     tpm: float | None = None
     concurrency: int | None = None  # units in flight (default: the first backend's max_concurrency)
+    plugins: tuple[str, ...] = ()  # the driver's imported plug-ins (core.plugins.imported), imported here first
 
 
 @dataclass
@@ -130,6 +131,9 @@ class ShardWorker:
 
             hello = Hello(pid=os.getpid(), node=socket.gethostname())
             try:
+                from climedbench.core.plugins import reimport
+
+                reimport(self.setup.plugins)  # --include-path and suite plug-ins: the same registries as the driver
                 for spec in self.setup.models:
                     self._backends[spec] = await open_backend(spec, self.setup.model_options)
                 self._cache = ResponseCache(self.setup.cache) if self.setup.cache else None
