@@ -36,9 +36,8 @@ def write_items(path: Path, with_cluster: bool) -> Path:
     return path
 
 
-def cr1_jeffreys(y: list[float], cluster: list[str]) -> tuple[float, float]:
-    """The interval computed by hand: CR1 variance of the mean over s²/n is the design effect d, held to
-    [1, Σ m_g² / n]; Jeffreys at n_eff = n/d · (t_{n−1}/t_{G−1})² (Korn–Graubard), x_eff = ȳ · n_eff."""
+def design_effect(y: list[float], cluster: list[str]) -> float:
+    """CR1 variance of the mean over s²/n, held to [1, Σ m_g² / n], computed by hand."""
     n = len(y)
     mean = sum(y) / n
     labels = sorted(set(cluster))
@@ -51,7 +50,15 @@ def cr1_jeffreys(y: list[float], cluster: list[str]) -> tuple[float, float]:
         sizes.append(sum(1 for c in cluster if c == lab))
     cr1 = g / (g - 1) * total / n ** 2
     s2 = sum((v - mean) ** 2 for v in y) / (n - 1)
-    d = min(sum(m * m for m in sizes) / n, max(1.0, cr1 / (s2 / n)))
+    return min(sum(m * m for m in sizes) / n, max(1.0, cr1 / (s2 / n)))
+
+
+def cr1_jeffreys(y: list[float], cluster: list[str]) -> tuple[float, float]:
+    """The interval computed by hand: the design effect d; Jeffreys at n_eff = n/d · (t_{n−1}/t_{G−1})²
+    (Korn–Graubard), x_eff = ȳ · n_eff."""
+    n, g = len(y), len(set(cluster))
+    mean = sum(y) / n
+    d = design_effect(y, cluster)
     n_eff = min(n, n / d * (stats.t.ppf(0.975, n - 1) / stats.t.ppf(0.975, g - 1)) ** 2)
     x = mean * n_eff
     lo = 0.0 if x <= 0 else stats.beta.ppf(0.025, x + 0.5, n_eff - x + 0.5)
@@ -72,6 +79,11 @@ def test_a_run_with_clusters_gets_the_cluster_robust_interval(tmp_path):
     assert fig["score"] == naive["score"] == round(100 * len(RIGHT) / GROUPS, 2)
     assert tuple(fig["ci"]) == cr1_jeffreys([r["score"] for r in rows], [r["cluster"] for r in rows])
     assert fig["clusters"] == GROUPS
+    d = design_effect([r["score"] for r in rows], [r["cluster"] for r in rows])
+    assert d > 1
+    printed = " ".join(run_cli("score", str(tmp_path / "c")).stdout.split())
+    assert f"This run: intervals resample clusters of items: BKT {GROUPS} clusters, design effect {d:.2f}" in printed
+    assert "clusters of items" not in run_cli("score", str(tmp_path / "p")).stdout
     assert fig["ci"][1] - fig["ci"][0] > naive["ci"][1] - naive["ci"][0] + 5  # much wider than the naive one
     x, n = len(RIGHT) * SIZE, GROUPS * SIZE
     assert tuple(naive["ci"]) == tuple(round(v * 100, 2) for v in stats.beta.ppf([0.025, 0.975], x + .5, n - x + .5))

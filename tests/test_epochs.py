@@ -235,3 +235,23 @@ def test_shards_of_an_epoch_run_merge_into_the_unsharded_run(tmp_path):
     assert strip == [{k: v for k, v in s.items() if k != "latency"} for s in merged]
     a, b = results(tmp_path / "whole"), results(tmp_path / "merged")
     assert a["tasks"] == b["tasks"] and a["epochs"] == b["epochs"] == {"k": K, "reducer": "mean"}
+
+
+def test_the_table_and_the_report_say_how_much_of_the_variance_is_generation_noise(epoch_run, tmp_path):
+    """`score` prints, and the HTML report's notes carry, each task's share of items whose K answers varied and the
+    share of the item means' variance the generation noise accounts for — computed here from samples.jsonl."""
+    url, data, out, _ = epoch_run
+    run_cli(*args_for(url, data, out, "--epochs", str(K), "--temperature", "0.7", "--epoch-reducer", "mean"))
+    items = by_item(samples(out))
+    scores = [[r["score"] for r in g] for g in items.values()]
+    varying = sum(len(set(s)) > 1 for s in scores) / len(scores)
+    within = statistics.mean(statistics.variance(s) for s in scores)
+    share = min(1.0, within / K / statistics.variance([statistics.mean(s) for s in scores]))
+    line = (f"generation noise ({K} answers per item): BKT {100 * varying:.0f}% of items varied, "
+            f"noise share {100 * share:.0f}%")
+    assert 0 < varying < 1 and share > 0
+    printed = " ".join(run_cli("score", str(out)).stdout.split())
+    assert f"This run: {line}" in printed
+    html = tmp_path / "r.html"
+    run_cli("report", str(out), "--html", str(html), "--no-samples")
+    assert line in html.read_text(encoding="utf-8")

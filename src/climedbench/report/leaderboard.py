@@ -15,7 +15,7 @@ from climedbench.analyses.runs import Run
 from climedbench.core.suite import Suite
 from climedbench.core.types import Figure, Results
 from climedbench.errors import ConfigError
-from climedbench.report.marks import footnotes, marks, partial_notes, unanswered_notes
+from climedbench.report.marks import footnotes, marks, partial_notes, unanswered_notes, variance_notes
 from climedbench.report.page import Cell, Column, Label, Leaderboard, RankInterval, Row, RunInfo
 from climedbench.report.tables import STRICT_NOTE, metric_label
 
@@ -117,7 +117,8 @@ def build_leaderboard(runs: list[Run], infos: list[RunInfo], results: list[Resul
         figs = res.figures()
         rows.append(Row(key=info.key, name=info.name, run=info, rank=rank,
                         cells={c.key: cell(figs.get(c.key), c.key, res, suite) for c in columns}))
-        notes += unanswered_notes(info.name, res) + partial_notes(info.name, res, suite)
+        notes += (unanswered_notes(info.name, res) + partial_notes(info.name, res, suite)
+                  + variance_notes(info.name, res))
     for i, (name, res) in enumerate(published.items()):
         figs = res.figures()
         rows.append(Row(key=f"p{i}", name=name, published=True, source=res.published_source,

@@ -73,6 +73,29 @@ def unanswered_notes(name: str, results: Results) -> list[str]:
     return [f"{INCOMPLETE} {name}: answered/items {', '.join(parts)}"]
 
 
+def variance_notes(name: str, results: Results) -> list[str]:
+    """What the intervals allowed for beyond item sampling: `--epochs K` answers per item (how many items' answers
+    varied, and the share of the variance of item means that generation noise accounts for) and clustered items
+    (how many clusters, the design effect)."""
+    noise, clusters = [], []
+    for code, fig in results.tasks.items():
+        g = fig.generation_noise
+        if g:
+            noise.append(f"{code} {100 * g.get('items_varying', 0.0):.0f}% of items varied, "
+                         f"noise share {100 * g.get('noise_share', 0.0):.0f}%")
+        if fig.clusters:
+            effect = f", design effect {fig.design_effect:.2f}" if fig.design_effect is not None else ""
+            clusters.append(f"{code} {fig.clusters} clusters{effect}")
+    out = []
+    if noise:
+        k = results.epochs.get("k") if results.epochs else None
+        per = f"{k} answers per item" if k else "several answers per item"
+        out.append(f"{name}: generation noise ({per}): " + "; ".join(noise))
+    if clusters:
+        out.append(f"{name}: intervals resample clusters of items: " + "; ".join(clusters))
+    return out
+
+
 def partial_notes(name: str, results: Results, suite: Suite) -> list[str]:
     """One line per run that covers only part of the benchmark: how many tasks, which tasks have fewer items than
     the suite's published size, and whether --max-cost stopped it."""

@@ -14,7 +14,15 @@ from rich.table import Table
 from climedbench.core.registry import METRICS
 from climedbench.core.suite import Suite
 from climedbench.errors import DataError
-from climedbench.report.marks import INCOMPLETE, footnotes, incomplete, marks, partial_notes, unanswered_notes
+from climedbench.report.marks import (
+    INCOMPLETE,
+    footnotes,
+    incomplete,
+    marks,
+    partial_notes,
+    unanswered_notes,
+    variance_notes,
+)
 
 if TYPE_CHECKING:  # the pydantic result types cost ~25 ms to build; `list` prints tables without them
     from climedbench.core.types import Figure, Results
@@ -109,7 +117,8 @@ def run_table(results: Results, suite: Suite) -> Table:
         what = (overall.metric if overall.all_tasks is not False
                 else f"{overall.metric} ({n_tasks} of {len(suite.tasks)} tasks)")
         table.add_row("Overall", "", what, "", _n(overall), *scores(overall, "overall"), "", style="bold")
-    _caption(table, footnotes("".join(used)) + ([STRICT_NOTE] if with_strict else []))
+    _caption(table, footnotes("".join(used)) + ([STRICT_NOTE] if with_strict else [])
+             + variance_notes("This run", results))
     return table
 
 
