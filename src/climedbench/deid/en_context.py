@@ -32,8 +32,9 @@ from climedbench.deid.patterns import (
 )
 
 # A title or rank written before a name; `extend` takes it into the name's span and the surrogate keeps it.
-TITLE = re.compile(r"(?:Dr|Mr|Mrs|Ms|Miss|Mx|Prof|Rev|Sgt|Ofc|Capt|Lt|Det|Cpl|Fr)\.?[ \t]+")
-_TITLE_BEFORE = re.compile(r"(?<![A-Za-z])(?:Dr|Mr|Mrs|Ms|Miss|Mx|Prof|Rev|Sgt|Ofc|Capt|Lt|Det|Cpl|Fr)\.?[ \t]{1,2}$")
+TITLE = re.compile(r"(?:(?:Dr|Mr|Mrs|Ms|Miss|Mx|Prof|Rev|Sgt|Ofc|Capt|Lt|Det|Cpl|Fr)\.?|Baby[ \t]+(?:Boy|Girl))[ \t]+")
+_TITLE_BEFORE = re.compile(r"(?<![A-Za-z])(?:(?:Dr|Mr|Mrs|Ms|Miss|Mx|Prof|Rev|Sgt|Ofc|Capt|Lt|Det|Cpl|Fr)\.?|"
+                           r"Baby[ \t]+(?:Boy|Girl))[ \t]{1,2}$")
 # A clock time written right after a date (18:47, 10:52 PM, 08:19:44 -0600, T08:14:22Z, a 24-hour 0915).
 TIME_AFTER = re.compile(r"(?:[ \t]{1,3}|T)(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d+)?)?(?:[ \t]?[AaPp]\.?[Mm]\.?)?"
                         r"(?:Z|[ \t]?[+-](?:0\d|1[0-4]):?[0-5]\d(?!\d)|[ \t](?:UTC|GMT|[ECMP][SD]T)\b)?"
@@ -42,8 +43,8 @@ TIME_AFTER = re.compile(r"(?:[ \t]{1,3}|T)(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d(
 _CAP = r"(?:(?:Mc|Mac|O')[A-Z][a-z]+|[A-Z][a-z]?[A-Z][a-z]{2,}|[A-Z][a-zà-öø-ÿ]+(?:[-'][A-Z]?[a-zà-öø-ÿ]+)*)"
 _PARTICLE = r"(?:del|de|la|las|los|van|von|der|den|da|di|dos|du|le|bin|ibn|al|el|ter)"
 _NICK = r'(?:"[A-Z][a-z]+"|“[A-Z][a-z]+”|\([A-Z][a-z]+\))'
-_FULL = rf"{_CAP}(?:[ \t]+(?:{_PARTICLE}[ \t]+)*(?:{_CAP}|[A-Z]\.|{_NICK})){{1,3}}"
-_ONE_OR_MORE = rf"{_CAP}(?:[ \t]+(?:{_PARTICLE}[ \t]+)*(?:{_CAP}|[A-Z]\.)){{0,3}}"
+_FULL = rf"{_CAP}(?:[ ]{{1,2}}(?:{_PARTICLE}[ ])*(?:{_CAP}|[A-Z]\.|{_NICK})){{1,3}}"
+_ONE_OR_MORE = rf"{_CAP}(?:[ ]{{1,2}}(?:{_PARTICLE}[ ])*(?:{_CAP}|[A-Z]\.)){{0,3}}"
 _UPPER = r"(?:(?:MC|MAC|O')?[A-Z]{2,}(?:[-'][A-Z]{2,})?)"
 
 
@@ -85,6 +86,21 @@ def _name_like(word: str) -> bool:
         not lexicon.clinical_word(w) and not w.endswith(("ology", "itis", "osis", "ectomy", "otomy", "emia"))
 
 
+def _trim_words(text: str, s: int, e: int, ok: object) -> tuple[int, int] | None:
+    """The span without leading and trailing words that `ok` refuses (Social Work Tamsin Reed → Tamsin Reed,
+    JAMAL HARRIS  DOB → JAMAL HARRIS); single letters (initials) pass; None when no word is left."""
+    words = [(m.start(), m.end()) for m in re.finditer(r"[^\W\d_]+(?:['’-][^\W\d_]+)*\.?", text[s:e])]
+    good = [len(text[s + a:s + b].rstrip(".")) == 1 or ok(text[s + a:s + b].rstrip("."))  # type: ignore[operator]
+            for a, b in words]
+    while words and not good[0]:
+        words, good = words[1:], good[1:]
+    while words and not good[-1]:
+        words, good = words[:-1], good[:-1]
+    if not words or not all(good):
+        return None
+    return s + words[0][0], s + words[-1][1]
+
+
 def _followed_by_eponym(text: str, end: int) -> bool:
     after = text[end:end + 30].lower().lstrip(" '")
     return after.startswith("s ") or any(after.startswith(f) for f in lexicon.EPONYM_FOLLOWERS)
@@ -112,6 +128,8 @@ _UPPER_CUE = re.compile(rf"\b(?:PATIENT|PT|NAME|SON|DAUGHTER|WIFE|HUSBAND|MOTHER
 _UPPER_LAST_FIRST = re.compile(rf"(?<![A-Za-z\d-])(?P<v>{_UPPER},[ \t]?{_UPPER}(?:[ \t]{_UPPER})?)(?![A-Za-z\d-])")
 _INITIAL_CREDENTIAL = re.compile(rf"(?<![A-Za-z.])(?P<v>[A-Z]\.[ \t]?(?:[A-Z]\.[ \t]?)?(?:{_UPPER}|{_CAP})),?[ \t]+"
                                  rf"{lexicon.EN_CREDENTIALS}\b")
+_TITLED_ONE = re.compile(rf"(?<![A-Za-z])(?:(?:Capt|Sgt|Ofc|Lt|Det|Cpl|Rev|Mx)\.?[ \t]+(?P<v>{_CAP})|"
+                         r"(?:Dr|Mr|Mrs|Ms)\.?[ \t]+(?P<w>[A-Z]\.)(?=[ \t]*(?:[,;)(]|\n|$)))")
 _STAFF_INITIALS = re.compile(r"\b(?:RN|LPN|CNA|PCT|Tech|RT|MA)[ \t]+(?P<v>[A-Z]{2,3})(?=[ \t]*(?:\n|$))")
 _USER_BY = re.compile(r"(?i:printed|transcribed|typed|entered|edited|modified|viewed|accessed|scanned)\b[^\n]{0,40}?"
                       r"\bby[ \t]+(?P<v>[a-z]{2,4}|[a-z]{3,12}\d{0,4})(?=[ \t]*(?:\n|$))")
@@ -125,33 +143,36 @@ def en_names_more(text: str) -> list[Span]:
     out: list[Span] = []
     firsts = first_names()
     for m in _FIRST_LAST.finditer(text):
-        s, e = m.span("v")
+        trimmed = _trim_words(text, *m.span("v"), lambda w: w in firsts or _name_like(w))
+        if trimmed is None:
+            continue
+        s, e = trimmed
         words = re.findall(r"[^\W\d_]+(?:[-'][^\W\d_]+)*", text[s:e])
-        caps = [w for w in words if w[:1].isupper()]
+        caps = [w for w in words if w[:1].isupper() and len(w) > 1]
         if len(caps) < 2 or caps[0] not in firsts or not all(_name_like(w) for w in caps[1:]) or \
-                _followed_by_eponym(text, e) or text[e:e + 1] == ":":
+                _followed_by_eponym(text, e) or text[e:e + 1] == ":" or re.search(r"(?:St\.?|Saint)\s+$", text[:s]):
             continue
         out.append(Span(s, e, NAME, 0.7, "en-first-last"))
-    for rx, name in ((_ROLE_NAME, "en-name-role"), (_SIGN_OFF, "en-name-sign-off"),
+    for rx, name in ((_TITLED_ONE, "en-name-title"), (_ROLE_NAME, "en-name-role"), (_SIGN_OFF, "en-name-sign-off"),
                      (_DASH_SIGNATURE, "en-name-signature"), (_CREDENTIALS_MORE, "en-name-credential")):
         for m in rx.finditer(text):
             for g in ("v", "w"):
                 if g not in m.groupdict() or m.group(g) is None:
                     continue
-                s, e = m.span(g)
-                words = re.findall(r"[A-Za-z]+(?:['-][A-Za-z]+)*", text[s:e])
-                if not words or not all(_name_like(w) or w in firsts for w in words) or _followed_by_eponym(text, e):
+                trimmed = _trim_words(text, *m.span(g), lambda w: w in firsts or _name_like(w))
+                if trimmed is None or _followed_by_eponym(text, trimmed[1]):
                     continue
-                out.append(Span(s, e, NAME, 0.75, name))
+                out.append(Span(*trimmed, NAME, 0.75, name))
     for rx, name in ((_UPPER_CUE, "en-name-upper"), (_UPPER_LAST_FIRST, "en-name-upper"),
                      (_INITIAL_CREDENTIAL, "en-name-initial"), (_STAFF_INITIALS, "en-name-initials"),
                      (_USER_BY, "en-user")):
         for m in rx.finditer(text):
             s, e = m.span("v")
-            words = re.findall(r"[A-Za-z]{2,}", text[s:e])
-            if name == "en-name-upper" and (not words or not all(_name_like(w) for w in words) or
-                                             any(not re.search(r"[AEIOUY]", w.upper()) for w in words)):
-                continue
+            if name == "en-name-upper":
+                trimmed = _trim_words(text, s, e, lambda w: _name_like(w) and re.search(r"[AEIOUY]", w.upper()))
+                if trimmed is None or " " not in text[trimmed[0]:trimmed[1]].replace(", ", " "):
+                    continue
+                s, e = trimmed
             out.append(Span(s, e, ACCOUNT_ID if name == "en-user" else NAME, 0.75, name))
     return out
 
@@ -165,7 +186,8 @@ _ORG_SUFFIX_MORE = (r"(?:Health(?:\s+(?:Plan|Partners|Network|Alliance))?|Health
                     r"Convalescent|Home\s+for\s+the\s+Aged|Retirement\s+Community|Medical|Wellness|Therapy|"
                     r"Oncology|Orthopaedics|Surgery\s+Center|Surgical\s+Center|Transit|Logistics|Motors|Foods|"
                     r"Insurance|Mutual|Assurance|Life|Shield|LLP|LLC|PLLC|PC|Inc\.?|Co\.|Corp\.?|Club|League|Academy|"
-                    r"Preschool|Daycare|Day\s+Care|Church|Temple|Mosque|Synagogue)")
+                    r"Preschool|Daycare|Day\s+Care|Church|Temple|Mosque|Synagogue|Children['’]s)"
+                    r"(?:[ \t]+of[ \t]+[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+){0,2})?")
 _ORG_MORE = re.compile(rf"(?<![\w'-])(?:(?:St\.?|Saint|Mount|Mt\.?|The)[ \t]+)?{_ORG_WORD}(?:[ \t]+(?:of|and|&|for|the|at)?"
                        rf"[ \t]*{_ORG_WORD}){{0,5}}[ \t]+{_ORG_SUFFIX_MORE}(?![\w-])")
 _ORG_UPPER = re.compile(r"(?<![\w-])(?:[A-Z][A-Z'&.-]+[ \t]+){1,5}(?:HOSPITAL|MEDICAL[ \t]+CENTER|CLINIC|HEALTH(?:CARE)?|"
@@ -191,7 +213,9 @@ def _org_span(text: str, s: int, e: int, detector: str) -> Span | None:
     cut = _CUT_ORG_AT.search(value)
     if cut is not None and detector == "en-org-cue":
         value = value[:cut.start()]
-    value = value.rstrip(" .,;:/-&")
+    value = value.rstrip(" ,;:/-&")
+    if value.endswith(".") and not re.search(r"\b(?:Inc|Co|Corp|Ltd|St|Mt)\.$", value):
+        value = value.rstrip(".")
     words = re.findall(r"[A-Za-z][A-Za-z'’]*", value)
     if not words or value.lower() in _NOT_ORG or words[0].lower() in _NOT_ORG or \
             all(w.lower() in lexicon.EN_NOT_NAMES or w.lower() in _GENERIC_ORG_WORDS or lexicon.clinical_word(w)
@@ -224,6 +248,12 @@ _UPPER_STREET = re.compile(r"(?<![\w-])\d{1,6}[ \t]+(?:[NSEW][ \t]+)?(?:[A-Z0-9]
                            + "|".join(lexicon.US_STATES) + r")(?:[ \t]+\d{5}(?:-\d{4})?)?)?(?![\w-])")
 _PO_BOX_CITY = re.compile(r"(?i:\bP\.?[ \t]?O\.?[ \t]*Box)[ \t]+\d+(?:,[ \t]*[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+){0,2},?[ \t]+(?:"
                           + "|".join(lexicon.US_STATES) + r")(?:[ \t]+\d{5}(?:-\d{4})?)?)?")
+_JOB_AT = re.compile(r"(?<![A-Za-z])(?i:cook|server|cashier|driver|clerk|teacher|manager|worker|employee|mechanic|"
+                     r"technician|engineer|volunteer|works?|worked|working|employed|intern|nanny|housekeeper|"
+                     r"custodian|janitor|guard|waitress|waiter|bartender|barista|stocker|foreman|welder|electrician)"
+                     r"[ \t]+(?:at|for|with)[ \t]+(?:the[ \t]+)?(?P<v>[A-Z][A-Za-z'’&.-]*(?:[ \t]+(?:of|and|&|for|the|on)?"
+                     r"[ \t]*[A-Z][A-Za-z'’&.-]*){0,4})")
+_BASE = re.compile(r"(?<![A-Za-z])(?:Fort|Ft\.|Camp|Naval[ \t]+Station|Joint[ \t]+Base)[ \t]+[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+)?")
 _UK_POSTCODE = re.compile(r"(?<![\w-])(?:[A-PR-UWYZ][A-HK-Y]?\d[A-Z\d]?)[ \t]?\d[ABD-HJLNP-UW-Z]{2}(?![\w-])")
 
 
@@ -231,7 +261,7 @@ def en_places_more(text: str) -> list[Span]:
     """Organisations and addresses the rule detectors miss (see the module's description)."""
     out: list[Span] = []
     for rx, name in ((_ORG_MORE, "en-org-suffix"), (_ORG_UPPER, "en-org-upper"), (_ORG_CUE, "en-org-cue"),
-                     (_ORG_STORE, "en-org-store")):
+                     (_ORG_STORE, "en-org-store"), (_JOB_AT, "en-org-cue")):
         for m in rx.finditer(text):
             s, e = m.span("v") if "v" in rx.groupindex else m.span()
             span = _org_span(text, s, e, name)
@@ -241,7 +271,7 @@ def en_places_more(text: str) -> list[Span]:
         words = m.group("v").split()
         if all(_name_like(w) for w in words):
             out.append(Span(*m.span("v"), ADDRESS, 0.7, "en-town"))
-    for rx, name in ((_UPPER_STREET, "en-street-upper"), (_PO_BOX_CITY, "en-po-box"), (_UK_POSTCODE, "uk-postcode")):
+    for rx, name in ((_BASE, "en-base"), (_UPPER_STREET, "en-street-upper"), (_PO_BOX_CITY, "en-po-box"), (_UK_POSTCODE, "uk-postcode")):
         out += [Span(*m.span(), ADDRESS, 0.8, name) for m in rx.finditer(text)]
     return out
 
@@ -270,7 +300,7 @@ EN_PATTERNS: tuple[PatternSpec, ...] = (
     # Encounter, billing and prescriber numbers (FIN 70012883412, CSN: 320018874452, NPI 1902847731, DEA BB4417729).
     PatternSpec(RECORD_NUMBER, "en-encounter-cue",
                 r"(?<![A-Za-z])(?:FIN|CSN|HAR|NPI|DEA|ICN|EDIPI|UPIN|Visit/FIN|Enc(?:ounter)?|Chart)" + _ID_SEP +
-                r"(?:FIN[ \t]+)?(?P<v>[A-Z]{0,3}\d[0-9A-Z-]{5,20})(?![\w-])", 0.9, flags=0),
+                r"(?P<v>(?:FIN[ \t]+)?[A-Z]{0,3}\d[0-9A-Z-]{5,20})(?![\w-])", 0.9, flags=0),
     # A record number with a site prefix and spaces (MRN: BWH 0-448-1902, MRN UPMC 88104427, MRN HMC-U9981273).
     PatternSpec(RECORD_NUMBER, "en-mrn-site",
                 r"(?<![A-Za-z])(?:MRN|MR#|Med(?:ical)?[ \t]+Rec(?:ord)?(?:[ \t]+(?:No\.?|Number|#))?)" + _ID_SEP +
@@ -278,7 +308,7 @@ EN_PATTERNS: tuple[PatternSpec, ...] = (
     # Labels whose value may be short or odd-shaped (badge #4417, Claim No: WC-TX-2023-0884172, CIN 92288417A).
     PatternSpec(RECORD_NUMBER, "en-label-id",
                 r"(?<![A-Za-z])(?i:badge|USDOT|DOT|cert(?:ificate)?|specimen(?:[ \t]+IDs?)?|requisition|study(?:[ \t]+UID)?|"
-                r"accession|chart|report|case|claim|sleep[ \t]+study|ticket|incident|control)" + _ID_SEP +
+                r"accession|chart|report|case|claim|sleep[ \t]+study|ticket|incident)" + _ID_SEP +
                 r"(?P<v>(?=[A-Z0-9.-]*\d)[A-Z0-9][A-Z0-9.-]{2,40}[A-Z0-9])(?![\w-])", 0.85, flags=0),
     PatternSpec(INSURANCE_ID, "en-member-cue",
                 r"(?<![A-Za-z])(?i:member|subscriber|CIN|BIN|PCN|RxGrp|group|grp|policy|plan)(?:[ \t]+(?i:id|no\.?|#))?"
@@ -287,7 +317,8 @@ EN_PATTERNS: tuple[PatternSpec, ...] = (
     PatternSpec(RECORD_NUMBER, "oid", r"(?<![\w.])[012](?:\.\d+){5,}(?![\w.])", 0.85),
     # An identifier by its shape: capitals, then hyphen-joined parts with five digits or more (SP-24-03317).
     PatternSpec(RECORD_NUMBER, "en-id-shape",
-                r"(?<![\w-])(?=(?:[A-Z0-9]*-)*(?:[A-Z]*\d){5})[A-Z]{1,5}\d{0,2}(?:-[A-Z0-9]{1,10}){1,5}(?![\w-])", 0.7,
+                r"(?<![\w-])(?![CTLS]\d{1,2}(?:-[CTLS]?\d{1,2})+(?![\w-]))(?=(?:[A-Z-]*\d){5})[A-Z]{1,5}\d{0,2}"
+                r"(?:-[A-Z0-9]{1,10}){1,5}(?![\w-])", 0.7,
                 flags=0),
     PatternSpec(PASSPORT, "en-passport-spaced", r"(?<![A-Za-z])(?i:passport)[^\n\d]{0,40}?(?P<v>\d{2}[ \t]\d{7})(?!\d)", 0.9),
     PatternSpec(LICENSE_PLATE, "en-plate-state",
@@ -318,8 +349,9 @@ def insurance_ids(text: str) -> list[Span]:
 
 _UNIT_BETWEEN = re.compile(r"[ \t]*,?[ \t]*(?:Apt|Apartment|Suite|Ste|Unit|Fl|Floor|Room|Rm|Bldg|#)\.?[ \t]*#?[\w-]+"
                            r"[ \t]*,?[ \t]*")
-_ORG_TAIL = re.compile(r"(?:\.(?=[ \t]+[A-Z]))?(?:[ \t]+(?:[-–—/][ \t]*)?(?:[A-Z][A-Za-z'’.]+|[A-Z]{2,}))"
-                       r"{1,3}(?=[ \t]*(?:,|\n|$|[ \t]{2}|\d|\())")
+_ORG_TAIL = re.compile(r"(?:\.(?=[ \t]+[A-Z]))?(?:[ \t]+(?:[-–—/][ \t]*|(?:for|of|at|&|and)[ \t]+)?"
+                       r"(?:[A-Z][A-Za-z'’.]+|[A-Z]{2,}))"
+                       r"{1,4}(?=[ \t]*(?:,|\n|$|[ \t]{2}|\d|\())")
 _ORG_HEAD = re.compile(r"(?:[A-Z][A-Za-z'’.-]*(?:[ \t]+[A-Z][A-Za-z'’.-]*){0,3}[ \t]*(?:[-–—][ \t]*|/)|[A-Z]{2,}\+)$")
 
 
@@ -329,8 +361,13 @@ def extend(text: str, spans: list[Span]) -> list[Span]:
     for s in spans:
         start, end = s.start, s.end
         if s.entity == NAME:
-            m = _TITLE_BEFORE.search(text, max(0, start - 8), start)
+            m = _TITLE_BEFORE.search(text, max(0, start - 12), start)
             start = m.start() if m else start
+            while start > 0 and text[start - 1].isalpha():  # a name starts at a word's start (La|Toya)
+                start -= 1
+            first = re.match(r"[ ]([A-Z][a-z]+|[A-Z]{2,})(?![\w-])", text[end:end + 20])
+            if "," in text[start:end] and first is not None and first.group(1).capitalize() in first_names():
+                end += first.end()  # LAST, FIRST MIDDLE
         elif s.entity == DATE:
             m = TIME_AFTER.match(text, end)
             end = m.end() if m else end
@@ -338,6 +375,13 @@ def extend(text: str, spans: list[Span]) -> list[Span]:
             m = _UNIT_BETWEEN.match(text, end)
             if m is not None and m.group().strip(" \t,")[:1].isalpha():
                 end = m.start() + len(m.group().rstrip(" \t,"))
+            elif re.search(r"(?:Ste|Suite|Apt|Unit|#)\.?$", text[start:end]) and \
+                    (number := re.match(r"[ \t]*#?[\w-]{1,6}(?=[ \t]*[,\n])", text[end:end + 10])) is not None:
+                end += number.end()
+        elif s.entity in (PHONE, RECORD_NUMBER, ACCOUNT_ID, INSURANCE_ID, LICENSE_PLATE):
+            m = re.search(r"(?:(?<![A-Za-z])(?i:ext\.?|x)[ \t]?|#[ \t]?)$", text[max(0, start - 6):start])
+            if m is not None and (s.entity == PHONE or m.group().startswith("#")):
+                start -= len(m.group())
         elif s.entity == ORGANIZATION:
             tail = _ORG_TAIL.match(text, end)
             if tail is not None and all(_name_like(w) or w.isupper() for w in re.findall(r"[A-Za-z]+", tail.group())):
@@ -346,4 +390,23 @@ def extend(text: str, spans: list[Span]) -> list[Span]:
             if head is not None and all(_name_like(w) or w.isupper() for w in re.findall(r"[A-Za-z]+", head.group())):
                 start = head.start()
         out.append(Span(start, end, s.entity, s.score, s.detector) if (start, end) != (s.start, s.end) else s)
+    return out
+
+
+# ---------------------------------------------------------------- dates without a year
+
+_MD = r"(?:0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|3[01])"
+_MD_RANGE = re.compile(rf"(?<![\w./-]){_MD}[ \t]?[-–][ \t]?{_MD}(?![\w/%]|\.\d)")
+_MD_TIME = re.compile(rf"(?<![\w./-]){_MD}(?=[ \t](?:[01]\d|2[0-3])[0-5]\d(?![\w/:.]))")
+_MD_CUED = re.compile(rf"(?<![A-Za-z])(?i:start|starts|starting|planned|plan(?:ned)?\s+for|last\s+dose|next\s+dose|"
+                      rf"f/u|follow-?up|appt|appointment|returns?|surgery|procedure|transfer(?:red)?|discharge)"
+                      rf"[ \t]+(?P<v>{_MD})(?![\w/%]|\.\d)")
+
+
+def dates_without_year(text: str) -> list[Span]:
+    """m/d in English forms `context.dates_without_year` leaves: a range (10/20-10/21), before a 24-hour time
+    (2/15 0530), after a word of planning (start 11/11, planned 9/4, last dose 9/6)."""
+    out = [Span(*m.span(), DATE, 0.75, "en-date-range") for m in _MD_RANGE.finditer(text)]
+    out += [Span(*m.span(), DATE, 0.75, "en-date-time") for m in _MD_TIME.finditer(text)]
+    out += [Span(*m.span("v"), DATE, 0.75, "en-date-cue") for m in _MD_CUED.finditer(text)]
     return out

@@ -240,7 +240,7 @@ def _names(text: str, artifacts: Any, cfg: DeidConfig) -> list[Span]:
 
 def _context(text: str, lang: str) -> list[Span]:
     spans = context.cued_identifiers(text) + context.dates_without_year(text)
-    return spans + en_context.insurance_ids(text) if lang == "en" else spans
+    return spans + en_context.insurance_ids(text) + en_context.dates_without_year(text) if lang == "en" else spans
 
 
 def _places(text: str, lang: str) -> list[Span]:
