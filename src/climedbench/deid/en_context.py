@@ -16,7 +16,7 @@ import re
 from functools import cache
 
 from climedbench.deid import lexicon
-from climedbench.deid.detectors import Span
+from climedbench.deid.detectors import _SPECIALTY_WORDS, Span
 from climedbench.deid.patterns import (
     ACCOUNT_ID,
     ADDRESS,
@@ -147,6 +147,11 @@ def en_names_more(text: str) -> list[Span]:
         if trimmed is None:
             continue
         s, e = trimmed
+        # Past a capitalised word before the name (Yesterday Rosalind Okafor): the name starts at its given name.
+        lead = next((w for w in re.finditer(r"[A-Z][a-z]+(?:-[A-Z][a-z]+)?", text[s:e]) if w.group() in firsts), None)
+        if lead is None:
+            continue
+        s += lead.start()
         words = re.findall(r"[^\W\d_]+(?:[-'][^\W\d_]+)*", text[s:e])
         caps = [w for w in words if w[:1].isupper() and len(w) > 1]
         if len(caps) < 2 or caps[0] not in firsts or not all(_name_like(w) for w in caps[1:]) or \
@@ -188,7 +193,7 @@ _ORG_SUFFIX_MORE = (r"(?:Health(?:\s+(?:Plan|Partners|Network|Alliance))?|Health
                     r"Insurance|Mutual|Assurance|Life|Shield|LLP|LLC|PLLC|PC|Inc\.?|Co\.|Corp\.?|Club|League|Academy|"
                     r"Preschool|Daycare|Day\s+Care|Church|Temple|Mosque|Synagogue|Children['’]s)"
                     r"(?:[ \t]+of[ \t]+[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+){0,2})?")
-_ORG_MORE = re.compile(rf"(?<![\w'-])(?:(?:St\.?|Saint|Mount|Mt\.?|The)[ \t]+)?{_ORG_WORD}(?:[ \t]+(?:of|and|&|for|the|at)?"
+_ORG_MORE = re.compile(rf"(?<![\w'-])(?:(?:St\.?|Saint|Mount|Mt\.?|The)[ \t]+)?{_ORG_WORD}(?:[ \t]+(?:of|and|&|for|the)?"
                        rf"[ \t]*{_ORG_WORD}){{0,5}}[ \t]+{_ORG_SUFFIX_MORE}(?![\w-])")
 _ORG_UPPER = re.compile(r"(?<![\w-])(?:[A-Z][A-Z'&.-]+[ \t]+){1,5}(?:HOSPITAL|MEDICAL[ \t]+CENTER|CLINIC|HEALTH(?:CARE)?|"
                         r"SENIOR[ \t]+LIVING|NURSING[ \t]+(?:HOME|CENTER)|REHABILITATION[ \t]+CENTER|CARE[ \t]+CENTER|"
@@ -213,15 +218,20 @@ def _org_span(text: str, s: int, e: int, detector: str) -> Span | None:
     cut = _CUT_ORG_AT.search(value)
     if cut is not None and detector == "en-org-cue":
         value = value[:cut.start()]
-    value = value.rstrip(" ,;:/-&")
+    value = re.split(r"(?<!\bSt)(?<!\bMt)(?<!\bFt)(?<!\bDr)\.[ \t]+(?=[A-Z])|\.\n", value)[0].rstrip(" ,;:/-&")
     if value.endswith(".") and not re.search(r"\b(?:Inc|Co|Corp|Ltd|St|Mt)\.$", value):
         value = value.rstrip(".")
     words = re.findall(r"[A-Za-z][A-Za-z'’]*", value)
     if not words or value.lower() in _NOT_ORG or words[0].lower() in _NOT_ORG or \
-            all(w.lower() in lexicon.EN_NOT_NAMES or w.lower() in _GENERIC_ORG_WORDS or lexicon.clinical_word(w)
-                for w in words):
+            all(_generic_org_word(w) for w in words):
         return None
     return Span(s, s + len(value), ORGANIZATION, 0.75, detector)
+
+
+def _generic_org_word(word: str) -> bool:
+    w = word.lower()
+    return w in lexicon.EN_NOT_NAMES or w in _GENERIC_ORG_WORDS or w in _SPECIALTY_WORDS or \
+        lexicon.clinical_word(w) or w.endswith(("ology", "ologic", "ological", "iatric", "iatrics", "ary", "ic", "ics"))
 
 
 # Words that together name a kind of place, not one place (Internal Medicine, Mental Health, Home Health).
@@ -328,7 +338,7 @@ EN_PATTERNS: tuple[PatternSpec, ...] = (
                 flags=0),
     PatternSpec(ACCOUNT_ID, "at-handle", r"(?<![\w.@])@[A-Za-z][A-Za-z0-9_.]{2,29}[A-Za-z0-9_](?![\w@])", 0.85),
     PatternSpec(ACCOUNT_ID, "en-user-cue", r"(?<![A-Za-z])(?i:user(?:name)?|login|screen\s+name)[ \t]*[:=]?[ \t]*"
-                r"(?P<v>[a-z][a-z0-9._-]{4,30})(?![\w@])", 0.8, flags=0),
+                r"(?P<v>[a-z][a-z0-9._-]{3,30}[a-z0-9])(?![\w@])", 0.8, flags=0),
 )
 # An insurance line (Insurance: Medica MA MED-99120417; Ins Blue Cross … BKC449120083): its identifier-shaped words.
 _INSURANCE_LINE = re.compile(r"(?<![A-Za-z])(?i:ins(?:urance)?|payer|coverage|carrier)\b[^\n]{0,90}")
@@ -363,7 +373,7 @@ def extend(text: str, spans: list[Span]) -> list[Span]:
         if s.entity == NAME:
             m = _TITLE_BEFORE.search(text, max(0, start - 12), start)
             start = m.start() if m else start
-            while start > 0 and text[start - 1].isalpha():  # a name starts at a word's start (La|Toya)
+            while start > 0 and text[start - 1].isascii() and text[start - 1].isalpha():  # at a word's start (La|Toya)
                 start -= 1
             first = re.match(r"[ ]([A-Z][a-z]+|[A-Z]{2,})(?![\w-])", text[end:end + 20])
             if "," in text[start:end] and first is not None and first.group(1).capitalize() in first_names():
@@ -372,6 +382,8 @@ def extend(text: str, spans: list[Span]) -> list[Span]:
             m = TIME_AFTER.match(text, end)
             end = m.end() if m else end
         elif s.entity == ADDRESS:
+            while end < len(text) and text[end].isascii() and text[end].isalpha() and text[end - 1].isalpha():  # Ste
+                end += 1
             m = _UNIT_BETWEEN.match(text, end)
             if m is not None and m.group().strip(" \t,")[:1].isalpha():
                 end = m.start() + len(m.group().rstrip(" \t,"))
@@ -384,10 +396,12 @@ def extend(text: str, spans: list[Span]) -> list[Span]:
                 start -= len(m.group())
         elif s.entity == ORGANIZATION:
             tail = _ORG_TAIL.match(text, end)
-            if tail is not None and all(_name_like(w) or w.isupper() for w in re.findall(r"[A-Za-z]+", tail.group())):
+            if tail is not None and (not tail.group().startswith(".") or text[end - 2:end] in ("St", "Mt", "Ft")) and \
+                    all(_name_like(w) and not _generic_org_word(w) for w in re.findall(r"[A-Za-z]{2,}", tail.group())):
                 end = tail.end()
             head = _ORG_HEAD.search(text, max(0, start - 40), start)
-            if head is not None and all(_name_like(w) or w.isupper() for w in re.findall(r"[A-Za-z]+", head.group())):
+            if head is not None and all(_name_like(w) and not _generic_org_word(w)
+                                        for w in re.findall(r"[A-Za-z]{2,}", head.group())):
                 start = head.start()
         out.append(Span(start, end, s.entity, s.score, s.detector) if (start, end) != (s.start, s.end) else s)
     return out

@@ -185,10 +185,12 @@ class Analyzer:
             if value in self.config.allow or not value.strip():  # the one place the allow-list applies
                 continue
             spans.append(Span(start, end, entity, float(r.score), str(detector)))
-        if lang == "en":
+        spans = context.with_weekdays(text, spans)
+        if lang == "en":  # English only: titles, clock times, units and branches inside the found span
             spans += [s for s in en_context.places_before_addresses(text, spans) if text[s.start:s.end] not in
                       self.config.allow]
-        return merge(en_context.extend(text, context.with_weekdays(text, spans)))
+            spans = en_context.extend(text, spans)
+        return merge(spans)
 
 
 # An identifier or date spaced out character by character (1 3 8 0 0 …, E 0 0 4 4 1 9, 0 8 / 1 4 / 1 9 7 1), with
