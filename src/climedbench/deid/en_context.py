@@ -83,7 +83,8 @@ _WORD_NAMES = frozenset(("will", "mark", "hope", "grace", "gene", "faith", "joy"
 def _name_like(word: str) -> bool:
     w = word.strip(".,;:()\"“”").lower()
     return bool(w) and w not in lexicon.EN_NOT_NAMES and w not in lexicon.EN_COMMON_WORDS and \
-        not lexicon.clinical_word(w) and not w.endswith(("ology", "itis", "osis", "ectomy", "otomy", "emia"))
+        not lexicon.clinical_word(w) and w not in _GENERIC_ORG_WORDS and \
+        not w.endswith(("ology", "itis", "osis", "ectomy", "otomy", "emia", "ment", "tion", "sion", "ness", "ship"))
 
 
 def _trim_words(text: str, s: int, e: int, ok: object) -> tuple[int, int] | None:
@@ -138,6 +139,12 @@ _CREDENTIALS_MORE = re.compile(rf"(?P<v>{_FULL}),?[ \t]+(?:LCSW|LICSW|MSW|RDMS|R
                                r"MA|CMA|PCT|ARNP|D-ABSM)\b")
 
 
+# Words after a cue that are a relation or a role, not a name or a user id (POA: SON …; accessed by user).
+_NOT_USER_OR_KIN = frozenset(("son", "daughter", "wife", "husband", "mother", "father", "sister", "brother", "mom",
+                              "dad", "pt", "patient", "user", "staff", "admin", "system", "provider", "nurse", "self",
+                              "family", "friend", "phone", "fax", "mail", "email", "portal", "team", "rn", "md"))
+
+
 def en_names_more(text: str) -> list[Span]:
     """Names the rule detectors miss (see the module's description)."""
     out: list[Span] = []
@@ -174,10 +181,19 @@ def en_names_more(text: str) -> list[Span]:
         for m in rx.finditer(text):
             s, e = m.span("v")
             if name == "en-name-upper":
-                trimmed = _trim_words(text, s, e, lambda w: _name_like(w) and re.search(r"[AEIOUY]", w.upper()))
+                trimmed = _trim_words(text, s, e, lambda w: _name_like(w) and re.search(r"[AEIOUY]", w.upper()) and
+                                      w.lower() not in _NOT_USER_OR_KIN)
                 if trimmed is None or " " not in text[trimmed[0]:trimmed[1]].replace(", ", " "):
                     continue
+                # After a cue without a colon (PATIENT PORTAL MESSAGE) only with a known given name in it.
+                colon = ":" in text[max(0, m.start()):s] or "," in text[trimmed[0]:trimmed[1]]
+                if not colon and not any(w.capitalize() in firsts for w in re.findall(r"[A-Z]+", text[s:e])):
+                    continue
                 s, e = trimmed
+            if name == "en-user" or (name == "en-name-initials" and text[s:e].lower() in lexicon.EN_COMMON_WORDS):
+                if text[s:e].endswith(("ed", "ing")) or text[s:e].lower() in lexicon.EN_COMMON_WORDS or \
+                        text[s:e].lower() in _NOT_USER_OR_KIN:
+                    continue
             out.append(Span(s, e, ACCOUNT_ID if name == "en-user" else NAME, 0.75, name))
     return out
 
@@ -246,6 +262,11 @@ _GENERIC_ORG_WORDS = frozenset((
     "outpatient", "inpatient", "dialysis", "transit", "medical", "general", "internal", "emergency", "heart",
     "cancer", "plan", "network", "system", "partners", "alliance", "mutual", "shield", "school", "high", "middle",
     "elementary", "university", "college", "nurse", "on", "call", "line", "team", "services", "service", "unit",
+    "device", "memory", "allergy", "asthma", "diabetes", "anticoagulation", "lipid", "weight", "fertility", "lab",
+    "laboratory", "vaccine", "travel", "headache", "epilepsy", "movement", "disorders", "bariatric", "breast", "eye",
+    "hearing", "voice", "foot", "ankle", "hand", "knee", "hip", "joint", "bone", "liver", "kidney", "lung", "brain",
+    "skin", "blood", "cath", "echo", "walk-in", "express", "virtual", "telehealth", "employee", "information",
+    "management", "access", "financial", "patient", "message", "portal", "records", "record", "billing", "office",
 ))
 _PLACE_BEFORE_ADDRESS = re.compile(rf"(?P<v>{_ORG_WORD}(?:[ \t]+(?:of|and|&|for|the|at)?[ \t]*{_ORG_WORD}){{0,6}})"
                                    r"[ \t]*(?:,|\||—|–|-)?[ \t]*\n?[ \t]*$")
@@ -338,7 +359,7 @@ EN_PATTERNS: tuple[PatternSpec, ...] = (
                 flags=0),
     PatternSpec(ACCOUNT_ID, "at-handle", r"(?<![\w.@])@[A-Za-z][A-Za-z0-9_.]{2,29}[A-Za-z0-9_](?![\w@])", 0.85),
     PatternSpec(ACCOUNT_ID, "en-user-cue", r"(?<![A-Za-z])(?i:user(?:name)?|login|screen\s+name)[ \t]*[:=]?[ \t]*"
-                r"(?P<v>[a-z][a-z0-9._-]{3,30}[a-z0-9])(?![\w@])", 0.8, flags=0),
+                r"(?P<v>(?![a-z]+(?:ed|ing)\b)[a-z][a-z0-9._-]{3,30}[a-z0-9])(?![\w@])", 0.8, flags=0),
 )
 # An insurance line (Insurance: Medica MA MED-99120417; Ins Blue Cross … BKC449120083): its identifier-shaped words.
 _INSURANCE_LINE = re.compile(r"(?<![A-Za-z])(?i:ins(?:urance)?|payer|coverage|carrier)\b[^\n]{0,90}")
