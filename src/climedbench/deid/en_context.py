@@ -69,7 +69,8 @@ def first_names() -> frozenset[str]:
 
 # Given names that are also everyday or clinical words at a sentence's start (Will, Mark, Hope, Grace, Gene).
 _WORD_NAMES = frozenset(("will", "mark", "hope", "grace", "gene", "faith", "joy", "mercy", "patience", "dawn", "rose",
-                         "iris", "ruby", "jade", "pearl", "amber", "crystal", "summer", "autumn", "chase", "guy", "bill",
+                         "iris", "ruby", "jade", "pearl", "amber", "crystal", "summer", "autumn", "chase", "guy",
+                         "bill",
                          "sue", "don", "major", "royal", "miles", "lane", "reed", "wade", "hunter", "angel", "star",
                          "sky", "precious", "unique", "justice", "liberty", "harmony", "ivory", "cash", "rich", "else",
                          "per", "post", "sol", "ana", "lea", "ian", "eve", "max", "pat", "art", "ray", "jan", "sam",
@@ -190,10 +191,10 @@ def en_names_more(text: str) -> list[Span]:
                 if not colon and not any(w.capitalize() in firsts for w in re.findall(r"[A-Z]+", text[s:e])):
                     continue
                 s, e = trimmed
-            if name == "en-user" or (name == "en-name-initials" and text[s:e].lower() in lexicon.EN_COMMON_WORDS):
-                if text[s:e].endswith(("ed", "ing")) or text[s:e].lower() in lexicon.EN_COMMON_WORDS or \
-                        text[s:e].lower() in _NOT_USER_OR_KIN:
-                    continue
+            word = text[s:e].lower()
+            if name in ("en-user", "en-name-initials") and (word.endswith(("ed", "ing")) or word in _NOT_USER_OR_KIN or
+                                                           word in lexicon.EN_COMMON_WORDS):
+                continue
             out.append(Span(s, e, ACCOUNT_ID if name == "en-user" else NAME, 0.75, name))
     return out
 
@@ -209,16 +210,20 @@ _ORG_SUFFIX_MORE = (r"(?:Health(?:\s+(?:Plan|Partners|Network|Alliance))?|Health
                     r"Insurance|Mutual|Assurance|Life|Shield|LLP|LLC|PLLC|PC|Inc\.?|Co\.|Corp\.?|Club|League|Academy|"
                     r"Preschool|Daycare|Day\s+Care|Church|Temple|Mosque|Synagogue|Children['’]s)"
                     r"(?:[ \t]+of[ \t]+[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+){0,2})?")
-_ORG_MORE = re.compile(rf"(?<![\w'-])(?:(?:St\.?|Saint|Mount|Mt\.?|The)[ \t]+)?{_ORG_WORD}(?:[ \t]+(?:of|and|&|for|the)?"
+_ORG_MORE = re.compile(rf"(?<![\w'-])(?:(?:St\.?|Saint|Mount|Mt\.?|The)[ \t]+)?{_ORG_WORD}"
+                       rf"(?:[ \t]+(?:of|and|&|for|the)?"
                        rf"[ \t]*{_ORG_WORD}){{0,5}}[ \t]+{_ORG_SUFFIX_MORE}(?![\w-])")
-_ORG_UPPER = re.compile(r"(?<![\w-])(?:[A-Z][A-Z'&.-]+[ \t]+){1,5}(?:HOSPITAL|MEDICAL[ \t]+CENTER|CLINIC|HEALTH(?:CARE)?|"
+_ORG_UPPER = re.compile(r"(?<![\w-])(?:[A-Z][A-Z'&.-]+[ \t]+){1,5}"
+                        r"(?:HOSPITAL|MEDICAL[ \t]+CENTER|CLINIC|HEALTH(?:CARE)?|"
                         r"SENIOR[ \t]+LIVING|NURSING[ \t]+(?:HOME|CENTER)|REHABILITATION[ \t]+CENTER|CARE[ \t]+CENTER|"
                         r"HEALTH[ \t]+SYSTEM|INSTITUTE|UNIVERSITY|PHARMACY|ASSOCIATES|DIALYSIS)(?![\w-])"
                         r"(?:[ \t]+(?!HEART\b|NOTE\b|ED\b|EMERGENCY\b)[A-Z]{3,}){0,2}")
-_ORG_CUE = re.compile(r"(?<![A-Za-z])(?:(?i:primary|secondary)[ \t]+(?i:ins(?:urance)?)|Insurance|Ins|Insurer|Payer|Payor|"
+_ORG_CUE = re.compile(r"(?<![A-Za-z])(?:(?i:primary|secondary)[ \t]+(?i:ins(?:urance)?)|"
+                      r"Insurance|Ins|Insurer|Payer|Payor|"
                       r"Carrier|Coverage|[Ss]upplemental|Work|Employer|Occupation|School|Daycare|Facility|Pharmacy|"
                       r"Preferred[ \t]+pharmacy|Platform|Agency|Vendor|Transport|SNF|Placement|Line|Company)"
-                      r"[ \t]*[:(][ \t]*(?P<v>[A-Z][A-Za-z'’&.+/-]*(?:[ \t]+(?:of|and|&|for|the)?[ \t]*[A-Z][A-Za-z'’&.+/-]*)"
+                      r"[ \t]*[:(][ \t]*(?P<v>[A-Z][A-Za-z'’&.+/-]*"
+                      r"(?:[ \t]+(?:of|and|&|for|the)?[ \t]*[A-Z][A-Za-z'’&.+/-]*)"
                       r"{0,5})")
 _ORG_STORE = re.compile(rf"(?<![\w-])(?P<v>{_ORG_WORD}(?:[ \t]+{_ORG_WORD}){{0,3}}[ \t]+#[ \t]?\d{{3,5}})(?![\w-])")
 # Not an organisation after a cue: a public programme, a plan type, nothing at all.
@@ -273,18 +278,23 @@ _PLACE_BEFORE_ADDRESS = re.compile(rf"(?P<v>{_ORG_WORD}(?:[ \t]+(?:of|and|&|for|
 _TOWN = re.compile(r"(?<![A-Za-z])(?i:lives|living|resides|residing|moved|relocated|grew\s+up|raised|born|works)"
                    r"(?:\s+(?:alone|independently|with\s+(?:\w+\s+){1,3}?|here|back))?\s+(?i:in|to|from|near|outside(?:\s+of)?)"
                    r"\s+(?P<v>[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+){0,2}(?:,[ \t]*[A-Z]{2}\b)?)")
-_UPPER_STREET = re.compile(r"(?<![\w-])\d{1,6}[ \t]+(?:[NSEW][ \t]+)?(?:[A-Z0-9]+[ \t]+){0,4}(?:ST|AVE|RD|BLVD|DR|LN|CT|WAY|"
+_UPPER_STREET = re.compile(r"(?<![\w-])\d{1,6}[ \t]+(?:[NSEW][ \t]+)?(?:[A-Z0-9]+[ \t]+){0,4}"
+                           r"(?:ST|AVE|RD|BLVD|DR|LN|CT|WAY|"
                            r"PL|HWY|PKWY|STREET|AVENUE|ROAD|DRIVE|LANE|COURT|BOULEVARD|TERRACE|CIRCLE)\.?"
-                           r"(?:,?[ \t]+(?:APT|STE|SUITE|UNIT|#)[ \t]*#?\w+)?(?:,[ \t]*[A-Z]+(?:[ \t][A-Z]+){0,2},?[ \t]+(?:"
+                           r"(?:,?[ \t]+(?:APT|STE|SUITE|UNIT|#)[ \t]*#?\w+)?"
+                           r"(?:,[ \t]*[A-Z]+(?:[ \t][A-Z]+){0,2},?[ \t]+(?:"
                            + "|".join(lexicon.US_STATES) + r")(?:[ \t]+\d{5}(?:-\d{4})?)?)?(?![\w-])")
-_PO_BOX_CITY = re.compile(r"(?i:\bP\.?[ \t]?O\.?[ \t]*Box)[ \t]+\d+(?:,[ \t]*[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+){0,2},?[ \t]+(?:"
+_PO_BOX_CITY = re.compile(r"(?i:\bP\.?[ \t]?O\.?[ \t]*Box)[ \t]+\d+"
+                          r"(?:,[ \t]*[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+){0,2},?[ \t]+(?:"
                           + "|".join(lexicon.US_STATES) + r")(?:[ \t]+\d{5}(?:-\d{4})?)?)?")
 _JOB_AT = re.compile(r"(?<![A-Za-z])(?i:cook|server|cashier|driver|clerk|teacher|manager|worker|employee|mechanic|"
                      r"technician|engineer|volunteer|works?|worked|working|employed|intern|nanny|housekeeper|"
                      r"custodian|janitor|guard|waitress|waiter|bartender|barista|stocker|foreman|welder|electrician)"
-                     r"[ \t]+(?:at|for|with)[ \t]+(?:the[ \t]+)?(?P<v>[A-Z][A-Za-z'’&.-]*(?:[ \t]+(?:of|and|&|for|the|on)?"
+                     r"[ \t]+(?:at|for|with)[ \t]+(?:the[ \t]+)?"
+                     r"(?P<v>[A-Z][A-Za-z'’&.-]*(?:[ \t]+(?:of|and|&|for|the|on)?"
                      r"[ \t]*[A-Z][A-Za-z'’&.-]*){0,4})")
-_BASE = re.compile(r"(?<![A-Za-z])(?:Fort|Ft\.|Camp|Naval[ \t]+Station|Joint[ \t]+Base)[ \t]+[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+)?")
+_BASE = re.compile(r"(?<![A-Za-z])(?:Fort|Ft\.|Camp|Naval[ \t]+Station|Joint[ \t]+Base)[ \t]+[A-Z][a-z]+"
+                   r"(?:[ \t]+[A-Z][a-z]+)?")
 _UK_POSTCODE = re.compile(r"(?<![\w-])(?:[A-PR-UWYZ][A-HK-Y]?\d[A-Z\d]?)[ \t]?\d[ABD-HJLNP-UW-Z]{2}(?![\w-])")
 
 
@@ -302,7 +312,8 @@ def en_places_more(text: str) -> list[Span]:
         words = m.group("v").split()
         if all(_name_like(w) for w in words):
             out.append(Span(*m.span("v"), ADDRESS, 0.7, "en-town"))
-    for rx, name in ((_BASE, "en-base"), (_UPPER_STREET, "en-street-upper"), (_PO_BOX_CITY, "en-po-box"), (_UK_POSTCODE, "uk-postcode")):
+    for rx, name in ((_BASE, "en-base"), (_UPPER_STREET, "en-street-upper"), (_PO_BOX_CITY, "en-po-box"),
+                     (_UK_POSTCODE, "uk-postcode")):
         out += [Span(*m.span(), ADDRESS, 0.8, name) for m in rx.finditer(text)]
     return out
 
@@ -312,7 +323,7 @@ def places_before_addresses(text: str, spans: list[Span]) -> list[Span]:
     Practice / 890 Elm Street; Hotel Riverside, 350 W 43rd St) names the place: an organisation."""
     out = []
     for a in spans:
-        if a.entity != ADDRESS or not text[a.start:a.start + 1].isdigit() and not text[a.start:a.start + 2] == "PO":
+        if a.entity != ADDRESS or not (text[a.start:a.start + 1].isdigit() or text[a.start:a.start + 2] == "PO"):
             continue
         line_start = text.rfind("\n", 0, max(0, a.start - 1) if text[a.start - 1:a.start] == "\n" else a.start)
         m = _PLACE_BEFORE_ADDRESS.search(text, line_start + 1, a.start)
@@ -338,7 +349,8 @@ EN_PATTERNS: tuple[PatternSpec, ...] = (
                 r"(?P<v>[A-Z]{2,6}(?:[ \t]|-[A-Z]{0,2}-?)[A-Z]?\d[\d \t-]{2,16}\d[A-Z]?)(?![\w-])", 0.9, flags=0),
     # Labels whose value may be short or odd-shaped (badge #4417, Claim No: WC-TX-2023-0884172, CIN 92288417A).
     PatternSpec(RECORD_NUMBER, "en-label-id",
-                r"(?<![A-Za-z])(?i:badge|USDOT|DOT|cert(?:ificate)?|specimen(?:[ \t]+IDs?)?|requisition|study(?:[ \t]+UID)?|"
+                r"(?<![A-Za-z])(?i:badge|USDOT|DOT|cert(?:ificate)?|specimen(?:[ \t]+IDs?)?|requisition|"
+                r"study(?:[ \t]+UID)?|"
                 r"accession|chart|report|case|claim|sleep[ \t]+study|ticket|incident)" + _ID_SEP +
                 r"(?P<v>(?=[A-Z0-9.-]*\d)[A-Z0-9][A-Z0-9.-]{2,40}[A-Z0-9])(?![\w-])", 0.85, flags=0),
     PatternSpec(INSURANCE_ID, "en-member-cue",
@@ -351,9 +363,11 @@ EN_PATTERNS: tuple[PatternSpec, ...] = (
                 r"(?<![\w-])(?![CTLS]\d{1,2}(?:-[CTLS]?\d{1,2})+(?![\w-]))(?=(?:[A-Z-]*\d){5})[A-Z]{1,5}\d{0,2}"
                 r"(?:-[A-Z0-9]{1,10}){1,5}(?![\w-])", 0.7,
                 flags=0),
-    PatternSpec(PASSPORT, "en-passport-spaced", r"(?<![A-Za-z])(?i:passport)[^\n\d]{0,40}?(?P<v>\d{2}[ \t]\d{7})(?!\d)", 0.9),
+    PatternSpec(PASSPORT, "en-passport-spaced",
+                r"(?<![A-Za-z])(?i:passport)[^\n\d]{0,40}?(?P<v>\d{2}[ \t]\d{7})(?!\d)", 0.9),
     PatternSpec(LICENSE_PLATE, "en-plate-state",
-                r"(?<![A-Za-z])(?i:plate|tag)[ \t]*(?:#|(?i:no\.?))?[ \t]*:?[ \t]*(?P<v>(?:" + "|".join(lexicon.US_STATES) +
+                r"(?<![A-Za-z])(?i:plate|tag)[ \t]*(?:#|(?i:no\.?))?[ \t]*:?[ \t]*(?P<v>(?:" +
+                "|".join(lexicon.US_STATES) +
                 r")[ \t][A-Z0-9]{1,4}[ \t-][A-Z0-9]{2,5})(?![\w-])", 0.9, flags=0),
     PatternSpec(PHONE, "en-extension", r"(?<![A-Za-z])(?i:ext\.?|extension|x)[ \t]?(?P<v>\d-\d{4}|\d{4,5})(?!\d)", 0.8,
                 flags=0),
