@@ -45,7 +45,7 @@ _PARTICLE = r"(?:del|de|la|las|los|van|von|der|den|da|di|dos|du|le|bin|ibn|al|el
 _NICK = r'(?:"[A-Z][a-z]+"|“[A-Z][a-z]+”|\([A-Z][a-z]+\))'
 _FULL = rf"{_CAP}(?:[ ]{{1,2}}(?:{_PARTICLE}[ ])*(?:{_CAP}|[A-Z]\.|{_NICK})){{1,3}}"
 _ONE_OR_MORE = rf"{_CAP}(?:[ ]{{1,2}}(?:{_PARTICLE}[ ])*(?:{_CAP}|[A-Z]\.)){{0,3}}"
-_UPPER = r"(?:(?:MC|MAC|O')?[A-Z]{2,}(?:[-'][A-Z]{2,})?)"
+_UPPER = r"(?:(?:MA?C|O')?[A-Z]{2,}(?:[-'][A-Z]{2,})?)"
 
 
 @cache
