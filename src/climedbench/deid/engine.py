@@ -14,7 +14,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from climedbench.deid import context, detectors, zh_names
+from climedbench.deid import context, detectors, en_context, zh_names
 from climedbench.deid.detectors import Span
 from climedbench.deid.patterns import PATTERNS, PatternSpec
 from climedbench.errors import ConfigError, yaml_problem
@@ -154,14 +154,15 @@ class Analyzer:
         cfg = self.config
         specs = PATTERNS + cfg.extra_patterns
         for lang in ("en", "zh"):
-            registry.add_recognizer(climed("climedbench-patterns", sorted({s.entity for s in specs}), lang,
-                                           lambda t, _a, specs=specs: detectors.pattern_spans(t, specs)))
+            lang_specs = specs + en_context.EN_PATTERNS if lang == "en" else specs
+            registry.add_recognizer(climed("climedbench-patterns", sorted({s.entity for s in lang_specs}), lang,
+                                           lambda t, _a, specs=lang_specs: detectors.pattern_spans(t, specs)))
             registry.add_recognizer(climed("climedbench-names", ["NAME"], lang,
                                            lambda t, a: _names(t, a, cfg)))
             registry.add_recognizer(climed("climedbench-places", ["ADDRESS", "ORGANIZATION"], lang,
-                                           lambda t, _a: _places(t)))
-            registry.add_recognizer(climed("climedbench-context", sorted({s.entity for s in specs}), lang,
-                                           lambda t, _a: context.cued_identifiers(t) + context.dates_without_year(t)))
+                                           lambda t, _a, lang=lang: _places(t, lang)))
+            registry.add_recognizer(climed("climedbench-context", sorted({s.entity for s in lang_specs}), lang,
+                                           lambda t, _a, lang=lang: _context(t, lang)))
         # Presidio's own recognizers, mapped onto climedbench's types in `_PRESIDIO_TYPES` (not its e-mail and URL
         # recognizers: they validate with tldextract, which downloads the public-suffix list at run time; not its
         # phone recognizer: libphonenumber's matcher took a sixth of the time of an English note and found no phone
@@ -184,7 +185,12 @@ class Analyzer:
             if value in self.config.allow or not value.strip():  # the one place the allow-list applies
                 continue
             spans.append(Span(start, end, entity, float(r.score), str(detector)))
-        return merge(context.with_weekdays(text, spans))
+        spans = context.with_weekdays(text, spans)
+        if lang == "en":  # English only: titles, clock times, units and branches inside the found span
+            spans += [s for s in en_context.places_before_addresses(text, spans) if text[s.start:s.end] not in
+                      self.config.allow]
+            spans = en_context.extend(text, spans)
+        return merge(spans)
 
 
 # An identifier or date spaced out character by character (1 3 8 0 0 …, E 0 0 4 4 1 9, 0 8 / 1 4 / 1 9 7 1), with
@@ -230,11 +236,19 @@ def _names(text: str, artifacts: Any, cfg: DeidConfig) -> list[Span]:
     doc = getattr(artifacts, "tokens", None)
     if doc is not None and getattr(doc, "lang_", "") == "en":
         spans += detectors.spacy_persons(doc, text) + detectors.spacy_organisations(doc, text)
+        spans += en_context.en_names_more(text)
     return spans
 
 
-def _places(text: str) -> list[Span]:
+def _context(text: str, lang: str) -> list[Span]:
+    spans = context.cued_identifiers(text) + context.dates_without_year(text)
+    return spans + en_context.insurance_ids(text) + en_context.dates_without_year(text) if lang == "en" else spans
+
+
+def _places(text: str, lang: str) -> list[Span]:
     spans = detectors.en_addresses(text) + detectors.en_organisations(text)
+    if lang == "en":
+        spans += en_context.en_places_more(text)
     if _CJK.search(text):
         spans += detectors.zh_addresses(text) + detectors.zh_organisations(text)
     return spans

@@ -17,6 +17,7 @@ from functools import cache
 from pathlib import Path
 from typing import Literal
 
+from climedbench.deid import en_context
 from climedbench.deid.dates import shift_date
 from climedbench.errors import ConfigError
 
@@ -76,6 +77,13 @@ class Replacer:
         return random.Random(self.digest(entity, re.sub(r"\s+", "", value)))
 
     def replace(self, entity: str, value: str, patient: str, language: str) -> str:
+        # A title before a name (Dr. Priya Raman) and a clock time after a date (03/11/2024 18:47) are inside the
+        # span (the whole value is found) but not identifying: they stay as written.
+        if entity == "NAME" and (title := en_context.TITLE.match(value)) is not None and title.end() < len(value):
+            return title.group() + self.replace(entity, value[title.end():], patient, language)
+        if entity == "DATE" and (time := en_context.TIME_AFTER.search(value)) is not None and time.start() > 0 and \
+                time.end() == len(value) and shift_date(value, 0) is None:
+            return self.replace(entity, value[:time.start()], patient, language) + time.group()
         if self.mode == "mask":
             return f"[{entity}]"
         rng = self._rng(entity, value)
