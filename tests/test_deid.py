@@ -246,3 +246,22 @@ def test_random_notes_never_leak_structured_identifiers(analyzer):
         text = "主诉：胸痛2天。" + templates[kind].format(value) + "既往体健。"
         out, _, _, _ = deidentify_text(text, "p", analyzer, Replacer(SALT))
         assert value not in out, text
+
+
+@pytest.mark.parametrize("text, days", [
+    ("03/11/2024", -10), ("2023-03-15", -14), ("2023年03月25日", -20), ("12/11/2024", -10), ("11.10.2023", -5),
+    ("3/11/2024", -10), ("2023年3月15日", -14), ("5 Mar 2023", 3),
+])
+def test_a_shifted_date_pads_its_numbers_as_the_original_does(text, days):
+    """The same width rule for every field of a date: zero-padded when the original pads one (03/11 → 03/01, not
+    03/1), one digit when the original writes one (3/11 → 3/1); checked digit group by digit group."""
+    shifted = shift_date(text, days)
+    assert shifted is not None
+    before, after = re.findall(r"\d+", text), re.findall(r"\d+", shifted)
+    pads = any(g.startswith("0") for g in before[:3] if len(g) <= 2) or not any(len(g) == 1 for g in before)
+    assert len(after) == len(before)
+    for a, b in zip(after, before, strict=True):
+        if pads:
+            assert len(a) == len(b), (text, shifted)  # the same width, leading zero kept
+        elif len(b) <= 2:
+            assert not a.startswith("0"), (text, shifted)  # no zero the original would not write

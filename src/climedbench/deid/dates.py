@@ -34,8 +34,17 @@ def _month_word(month: int, like: str) -> str:
     return word + ("." if like.endswith(".") and word.lower() != full else "")
 
 
-def _pad(value: int, like: str) -> str:
-    return f"{value:0{len(like)}d}" if like.startswith("0") or (len(like) == 2 and value >= 10) else str(value)
+def _pad(value: int, like: str, padded: bool) -> str:
+    """`value` written like `like`: zero-padded to its width when the date pads its numbers (`padded`)."""
+    return f"{value:0{len(like)}d}" if padded and len(like) > 1 else str(value)
+
+
+def _pads(fields: list[str]) -> bool:
+    """Whether a date pads its day and month: one written with a leading zero says yes, a one-digit one says no;
+    two-digit values alone (12/11/2024) keep their width."""
+    if any(f.startswith("0") for f in fields):
+        return True
+    return not any(len(f) == 1 for f in fields)
 
 
 def _year(value: int, like: str) -> str:
@@ -122,6 +131,7 @@ def shift_date(text: str, days: int) -> str | None:
             continue
         if not g.get("d"):  # month precision: move the month the same way the first of the month moves
             ny, nm, nd = _shift(year, month, 15, days)
+        padded = _pads([g[n] for n in ("m", "d") if g.get(n)])
         out = []
         for name in form.groupindex:
             value = g.get(name)
@@ -130,11 +140,11 @@ def shift_date(text: str, days: int) -> str | None:
             if name == "y":
                 out.append((name, _year(ny if ny is not None else 0, value)))
             elif name == "m":
-                out.append((name, _pad(nm, value)))
+                out.append((name, _pad(nm, value, padded)))
             elif name == "mn":
                 out.append((name, _month_word(nm, value)))
             elif name == "d":
-                out.append((name, _pad(nd, value)))
+                out.append((name, _pad(nd, value, padded)))
             elif name == "o":
                 out.append((name, _ordinal(nd) if value.islower() else _ordinal(nd).upper()))
             else:
