@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from climedbench.cache import ResponseCache
+from climedbench.core.suite import Task
 from climedbench.core.types import Results, Sample
 from climedbench.errors import BudgetExceeded
 from climedbench.limits import Budget, Prices, RateLimiter
@@ -41,12 +42,23 @@ async def run_plan(plan: Plan, *, progress: Callable[[int, int, str], None] | No
             held.enter_context(RunDir(opts.out).lock("run"))
             # ... or when it holds a different run, as far as that can be told without the model
             RunDir(opts.out).check_same(plan.spec, tuple(k for k in IDENTITY_KEYS if k != "model"))
-        session = await (executor or LocalExecutor()).open(plan, backend)
-        return await _run_session(plan, session, held, progress)
+        executor = executor or LocalExecutor()
+        scorer = make_scorer(opts, plan.suite)
+        if isinstance(executor, LocalExecutor):  # answers scored here: the embedder loads while the model works
+            scorer.prefetch(planned_tasks(plan))
+        session = await executor.open(plan, backend)
+        return await _run_session(plan, session, held, progress, scorer)
+
+
+def planned_tasks(plan: Plan) -> list[Task]:
+    """The tasks of a plan that have items to answer."""
+    counts = plan.spec.items_by_task
+    return [tp.task for code, tp in plan.task_plans.items() if counts is None or counts.get(code)]
 
 
 async def _run_session(plan: Plan, session: Any, held: contextlib.ExitStack,
-                       progress: Callable[[int, int, str], None] | None) -> tuple[RunDir, Results, RunStats]:
+                       progress: Callable[[int, int, str], None] | None,
+                       scorer: Scorer) -> tuple[RunDir, Results, RunStats]:
     opts = plan.options
     cache = None
     try:
@@ -63,7 +75,6 @@ async def _run_session(plan: Plan, session: Any, held: contextlib.ExitStack,
         stats = RunStats()
         prices = Prices(opts.price_in, opts.price_out)
         budget = Budget(prices, opts.max_cost)
-        scorer = make_scorer(opts, plan.suite)
         with SampleStore(rundir.samples_file) as store:
             done_before = store.done_uids() if resuming else set()
             # the requests are built as they are sent (plan.requests is a stream), never held all at once
