@@ -16,10 +16,10 @@ from climedbench.limits import Budget, Prices, RateLimiter
 from climedbench.models.base import Backend
 from climedbench.models.registry import open_backend
 from climedbench.results import build_results
-from climedbench.run.accounting import finish_endpoint_stats, run_accounting
+from climedbench.run.accounting import SampleTally, finish_endpoint_stats, run_accounting
 from climedbench.run.engine import Engine, RunStats, make_scorer, open_cache
 from climedbench.run.plan import IDENTITY_KEYS, Plan, default_out_dir
-from climedbench.rundir import RunDir, SampleStore, write_json_atomic, write_jsonl_atomic
+from climedbench.rundir import RunDir, SampleStore, iter_samples, summarize, write_json_atomic, write_jsonl_atomic
 from climedbench.scoring import Scorer
 
 if TYPE_CHECKING:
@@ -98,10 +98,14 @@ async def _run_session(plan: Plan, session: Any, held: contextlib.ExitStack,
             stats.spent = budget.spent
             if budget.exhausted:
                 stats.stopped = "max_cost"
-            summaries = store.finalize(plan.requests.sample_keys())
-        results = build_results(summaries, plan.suite, session.name, opts.seed, similarity=opts.similarity,
-                                planned=plan.spec.items_by_task, reducer=opts.epoch_reducer)
-        results.run = run_accounting(summaries, stats, len(plan.requests), prices)
+            store.finalize(plan.requests.sample_keys())
+        # the results read back from the final samples.jsonl as a stream: memory does not grow with the items
+        tally = SampleTally()
+        rows = tally.count(map(summarize, iter_samples(rundir.samples_file)))
+        results = build_results(rows, plan.suite, session.name, opts.seed, similarity=opts.similarity,
+                                planned=plan.spec.items_by_task, reducer=opts.epoch_reducer,
+                                single_epoch=opts.epochs <= 1)
+        results.run = run_accounting(tally, stats, len(plan.requests), prices)
         results.run.executor = session.label
         results.run.endpoints = finish_endpoint_stats(session.endpoint_stats(), stats.wall_seconds, prices) or None
         rundir.write_results(results)
