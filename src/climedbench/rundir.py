@@ -209,15 +209,16 @@ def summarize(sample: Sample) -> Summary:
 class SampleStore:
     """samples.jsonl as a crash-safe log: appended as items finish, indexed by uid, ordered at the end.
 
-    Only (offset, length, summary) per item is kept in memory, so memory does not grow with the size of
-    responses. Lines are flushed at once and fsync'd at most every `sync_every` seconds (the response
-    cache holds every answer too, so a crash inside that window costs nothing but a cache lookup).
+    Only each sample key's byte offset (and the keys whose last answer failed) is kept in memory, so memory does not
+    grow with the size of responses; the results are read back from the file (`iter_samples`) once it is final.
+    Lines are flushed at once and fsync'd at most every `sync_every` seconds (the response cache holds every answer
+    too, so a crash inside that window costs nothing but a cache lookup).
     """
 
     def __init__(self, path: Path, sync_every: float = 0.2) -> None:
         self.path = path
-        self._index: dict[str, tuple[int, int]] = {}
-        self._summary: dict[str, Summary] = {}
+        self._index: dict[str, int] = {}  # sample key → offset of its last line
+        self._failed: set[str] = set()  # sample keys whose last line is a failed request
         self._sync_every = sync_every
         self._last_sync = time.monotonic()
         end = self._scan() if path.exists() else 0
@@ -231,57 +232,62 @@ class SampleStore:
         for n, _, line in _lines(self.path):
             if not line.endswith(b"\n"):
                 break  # the write that was interrupted: its item is not done, so it is asked again
-            sample = parse_sample(line, f"{self.path}:{n}")
-            self._index[sample.key] = (offset, len(line))
-            self._summary[sample.key] = summarize(sample)
+            self._note(parse_sample(line, f"{self.path}:{n}"), offset)
             offset += len(line)
         return offset
+
+    def _note(self, sample: Sample, offset: int) -> None:
+        self._index[sample.key] = offset
+        if sample.error:
+            self._failed.add(sample.key)
+        else:
+            self._failed.discard(sample.key)
 
     def samples(self) -> list[Sample]:
         """The current sample of every item (the last line written for it)."""
         self._fh.flush()
         out = []
         with self.path.open("rb") as fh:
-            for offset, length in self._index.values():
+            for offset in self._index.values():
                 fh.seek(offset)
-                out.append(parse_sample(fh.read(length), f"{self.path}@{offset}"))
+                out.append(parse_sample(fh.readline(), f"{self.path}@{offset}"))
         return out
 
     def done_uids(self) -> set[str]:
         """Keys (`Sample.key`: the uid, `#eK` for epoch K) of the samples with an answer (those whose last attempt
         failed are not done)."""
-        return {key for key, s in self._summary.items() if not s.error}
+        return {key for key in self._index if key not in self._failed}
 
     def write(self, sample: Sample) -> None:
         data = (sample.jsonl() + "\n").encode("utf-8")
         offset = self._fh.tell()
         self._fh.write(data)
         self._fh.flush()
-        self._index[sample.key] = (offset, len(data))
-        self._summary[sample.key] = summarize(sample)
+        self._note(sample, offset)
         now = time.monotonic()
         if now - self._last_sync >= self._sync_every:
             os.fsync(self._fh.fileno())
             self._last_sync = now
 
-    def finalize(self, order: Iterable[str]) -> list[Summary]:
-        """Rewrite the file with one line per sample key (item, or item and epoch) in plan order (read once);
-        returns the summaries in that order."""
+    def finalize(self, order: Iterable[str]) -> int:
+        """Rewrite the file with one line per sample key (item, or item and epoch) in plan order (read once), close
+        it and forget the index; returns the number of lines written."""
         self._fh.flush()
         tmp = self.path.with_name(f".{self.path.name}.tmp-{os.getpid()}")
-        summaries = []
+        written = 0
         with self.path.open("rb") as src, tmp.open("wb") as dst:
             for uid in order:
-                if uid in self._index:
-                    offset, length = self._index[uid]
+                offset = self._index.get(uid)
+                if offset is not None:
                     src.seek(offset)
-                    dst.write(src.read(length))
-                    summaries.append(self._summary[uid])
+                    dst.write(src.readline())
+                    written += 1
             dst.flush()
             os.fsync(dst.fileno())
         self.close()
         os.replace(tmp, self.path)
-        return summaries
+        self._index, self._failed = {}, set()
+        return written
 
     def close(self) -> None:
         with contextlib.suppress(ValueError, OSError):

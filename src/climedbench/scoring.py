@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import math
 import re
+import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -103,6 +105,13 @@ class Scorer:
 
     def describe(self) -> dict[str, str]:
         return {"rouge_tokenizer": self.tokenizer, "embedder": self.embedder_spec, "similarity": self.similarity}
+
+    def prefetch(self, tasks: Iterable[Task]) -> threading.Thread | None:
+        """When one of `tasks` is scored with the embedder (its metric or one of its `also:` metrics), start loading
+        it in a background thread (ScoreContext.prefetch) and return the thread; otherwise load nothing (None)."""
+        if any(get_metric(name).needs_embedder for t in tasks for name in (t.metric, *(r.metric for r in t.also))):
+            return self.ctx.prefetch()
+        return None
 
     def extract(self, task: Task, item: Item, raw: str, logprobs: dict[str, float] | None = None,
                 mc_mode: str = "generate", pipeline: Pipeline = "flexible") -> Extraction:

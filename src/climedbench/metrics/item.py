@@ -8,6 +8,7 @@ analyses and IRT use; `stats` (when present) is what `aggregations` sum over ite
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -51,7 +52,7 @@ class ScoreContext:
     @property
     def embedder(self) -> Any:
         if self._embedder is None:
-            self._embedder = _embedder(self.embedder_spec)
+            self._embedder = _shared_embedder(self.embedder_spec)
         return self._embedder
 
     def baseline_vectors(self) -> Any:
@@ -59,8 +60,40 @@ class ScoreContext:
         if self._baseline is None:
             if self.language is None:
                 raise ValueError("the similarity baseline needs the suite's language (ScoreContext.language)")
-            self._baseline = _baseline(self.embedder_spec, self.language)
+            self._baseline = _shared_baseline(self.embedder_spec, self.language)
         return self._baseline
+
+    def prefetch(self) -> threading.Thread:
+        """Load the embedder and the baseline vectors in a background thread (seconds of CPU), so that a run's
+        first similarity answer does not wait for them. A failure is dropped here and raised again where they
+        are first used, as without a prefetch (a failed load is not cached); a first use during the load waits
+        for it."""
+
+        def load() -> None:
+            try:
+                self.embedder  # noqa: B018 - the property loads it
+                if self.language is not None:
+                    self.baseline_vectors()
+            except Exception:  # raised again at first use
+                pass
+
+        thread = threading.Thread(target=load, name="climedbench-embedder-prefetch", daemon=True)
+        thread.start()
+        return thread
+
+
+# One load at a time: a first use while the prefetch thread loads waits for it instead of loading a second copy.
+_LOADING = threading.RLock()
+
+
+def _shared_embedder(spec: str) -> Any:
+    with _LOADING:
+        return _embedder(spec)
+
+
+def _shared_baseline(spec: str, language: str) -> Any:
+    with _LOADING:
+        return _baseline(spec, language)
 
 
 @cache
@@ -93,6 +126,8 @@ class Metric:
     binary: ClassVar[bool] = False
     # The answer kinds (suite `answer:`) the metric can score; None: any. Checked when a suite is loaded.
     answers: ClassVar[frozenset[str] | None] = None
+    # True when scoring uses the run's sentence embedder (ScoreContext.embedder: seconds of CPU to load).
+    needs_embedder: ClassVar[bool] = False
 
     def score(self, item: Item, extracted: Any, task: Task, ctx: ScoreContext) -> ItemScore:
         raise NotImplementedError
@@ -206,6 +241,7 @@ class Similarity(Metric):
 
     name, label = "similarity", "Sim."
     answers = frozenset({"text"})
+    needs_embedder = True
 
     def score(self, item: Item, extracted: Any, task: Task, ctx: ScoreContext) -> ItemScore:
         if extracted is None:

@@ -2,10 +2,32 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
 from climedbench.core.types import EndpointStats, RunAccounting
 from climedbench.limits import Prices
 from climedbench.run.engine import RunStats
 from climedbench.rundir import Summary
+
+
+@dataclass
+class SampleTally:
+    """What run accounting needs of a run's samples, counted as they are read (none of them is held)."""
+
+    items: int = 0
+    failed: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def count(self, rows: Iterable[Summary]) -> Iterator[Summary]:
+        """`rows` passed through, each one counted."""
+        for s in rows:
+            self.items += 1
+            self.failed += bool(s.error)
+            self.prompt_tokens += s.prompt_tokens or 0
+            self.completion_tokens += s.completion_tokens or 0
+            yield s
 
 
 def finish_endpoint_stats(stats: list[EndpointStats], wall_seconds: float, prices: Prices) -> list[EndpointStats]:
@@ -22,14 +44,13 @@ def finish_endpoint_stats(stats: list[EndpointStats], wall_seconds: float, price
     return out
 
 
-def run_accounting(summaries: list[Summary], stats: RunStats, planned: int, prices: Prices) -> RunAccounting:
+def run_accounting(tally: SampleTally, stats: RunStats, planned: int, prices: Prices) -> RunAccounting:
     """Items, tokens, time, retries, failures and (with prices) cost, for results.json."""
-    prompt = sum(s.prompt_tokens or 0 for s in summaries)
-    completion = sum(s.completion_tokens or 0 for s in summaries)
+    prompt, completion = tally.prompt_tokens, tally.completion_tokens
     out = RunAccounting(
-        items=len(summaries), planned=planned, missing=planned - len(summaries),
+        items=tally.items, planned=planned, missing=planned - tally.items,
         answered_now=stats.done, resumed=stats.resumed, cache_hits=stats.cache_hits,
-        failed=sum(1 for s in summaries if s.error), retried_now=stats.retried,
+        failed=tally.failed, retried_now=stats.retried,
         wall_seconds=round(stats.wall_seconds, 3), model_seconds=round(stats.model_seconds, 3),
         prompt_tokens=prompt, completion_tokens=completion,
         prompt_tokens_now=stats.prompt_tokens, completion_tokens_now=stats.completion_tokens,

@@ -9,16 +9,17 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from climedbench.cache import ResponseCache
+from climedbench.core.suite import Task
 from climedbench.core.types import Results, Sample
 from climedbench.errors import BudgetExceeded
 from climedbench.limits import Budget, Prices, RateLimiter
 from climedbench.models.base import Backend
 from climedbench.models.registry import open_backend
 from climedbench.results import build_results
-from climedbench.run.accounting import finish_endpoint_stats, run_accounting
+from climedbench.run.accounting import SampleTally, finish_endpoint_stats, run_accounting
 from climedbench.run.engine import Engine, RunStats, make_scorer, open_cache
 from climedbench.run.plan import IDENTITY_KEYS, Plan, default_out_dir
-from climedbench.rundir import RunDir, SampleStore, write_json_atomic, write_jsonl_atomic
+from climedbench.rundir import RunDir, SampleStore, iter_samples, summarize, write_json_atomic, write_jsonl_atomic
 from climedbench.scoring import Scorer
 
 if TYPE_CHECKING:
@@ -41,12 +42,23 @@ async def run_plan(plan: Plan, *, progress: Callable[[int, int, str], None] | No
             held.enter_context(RunDir(opts.out).lock("run"))
             # ... or when it holds a different run, as far as that can be told without the model
             RunDir(opts.out).check_same(plan.spec, tuple(k for k in IDENTITY_KEYS if k != "model"))
-        session = await (executor or LocalExecutor()).open(plan, backend)
-        return await _run_session(plan, session, held, progress)
+        executor = executor or LocalExecutor()
+        scorer = make_scorer(opts, plan.suite)
+        if isinstance(executor, LocalExecutor):  # answers scored here: the embedder loads while the model works
+            scorer.prefetch(planned_tasks(plan))
+        session = await executor.open(plan, backend)
+        return await _run_session(plan, session, held, progress, scorer)
+
+
+def planned_tasks(plan: Plan) -> list[Task]:
+    """The tasks of a plan that have items to answer."""
+    counts = plan.spec.items_by_task
+    return [tp.task for code, tp in plan.task_plans.items() if counts is None or counts.get(code)]
 
 
 async def _run_session(plan: Plan, session: Any, held: contextlib.ExitStack,
-                       progress: Callable[[int, int, str], None] | None) -> tuple[RunDir, Results, RunStats]:
+                       progress: Callable[[int, int, str], None] | None,
+                       scorer: Scorer) -> tuple[RunDir, Results, RunStats]:
     opts = plan.options
     cache = None
     try:
@@ -63,7 +75,6 @@ async def _run_session(plan: Plan, session: Any, held: contextlib.ExitStack,
         stats = RunStats()
         prices = Prices(opts.price_in, opts.price_out)
         budget = Budget(prices, opts.max_cost)
-        scorer = make_scorer(opts, plan.suite)
         with SampleStore(rundir.samples_file) as store:
             done_before = store.done_uids() if resuming else set()
             # the requests are built as they are sent (plan.requests is a stream), never held all at once
@@ -87,10 +98,14 @@ async def _run_session(plan: Plan, session: Any, held: contextlib.ExitStack,
             stats.spent = budget.spent
             if budget.exhausted:
                 stats.stopped = "max_cost"
-            summaries = store.finalize(plan.requests.sample_keys())
-        results = build_results(summaries, plan.suite, session.name, opts.seed, similarity=opts.similarity,
-                                planned=plan.spec.items_by_task, reducer=opts.epoch_reducer)
-        results.run = run_accounting(summaries, stats, len(plan.requests), prices)
+            store.finalize(plan.requests.sample_keys())
+        # the results read back from the final samples.jsonl as a stream: memory does not grow with the items
+        tally = SampleTally()
+        rows = tally.count(map(summarize, iter_samples(rundir.samples_file)))
+        results = build_results(rows, plan.suite, session.name, opts.seed, similarity=opts.similarity,
+                                planned=plan.spec.items_by_task, reducer=opts.epoch_reducer,
+                                single_epoch=opts.epochs <= 1)
+        results.run = run_accounting(tally, stats, len(plan.requests), prices)
         results.run.executor = session.label
         results.run.endpoints = finish_endpoint_stats(session.endpoint_stats(), stats.wall_seconds, prices) or None
         rundir.write_results(results)
