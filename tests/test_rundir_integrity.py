@@ -88,7 +88,16 @@ def test_a_second_run_on_the_same_out_is_refused_and_the_first_loses_nothing(tmp
     assert json.loads((out / "results.json").read_text())["run"]["items"] == 40
 
 
-def test_score_is_refused_while_a_run_writes_and_a_killed_run_does_not_block(tmp_path, slow_server):
+@pytest.fixture()
+def slower_server():
+    # 0.25 s a request: the run lasts about 10 s, so `score` (a new interpreter, seconds on a loaded machine)
+    # starts while it still writes; with 0.1 s the run finished first twice at load 10-13.
+    with instant_server(latency=0.25, slots=1) as url:
+        yield url
+
+
+def test_score_is_refused_while_a_run_writes_and_a_killed_run_does_not_block(tmp_path, slower_server):
+    slow_server = slower_server
     data = short_items(tmp_path / "items.jsonl", 40)
     out = tmp_path / "run"
     first = start_run(data, slow_server, out)
