@@ -139,12 +139,30 @@ def dates_without_year(text: str) -> list[Span]:
 
 
 _WEEKDAY_END = re.compile(_WEEKDAY + r"$")
+# A time of day written right after a date (2023-03-15 11:20, 2023/7/21 14:05:09, 2023年3月15日 09:42, 2023年10月9日
+# 21时15分, 2024年5月9日 上午, 11/03/2023 5:47 PM, 2024-02-03T08:14:22Z, 03/11/24 0915): one or two spaces at most
+# between them, none needed.
+_TIME_AFTER = re.compile(
+    r"(?:T|[ \t\u3000]{0,2})(?:"
+    r"(?:(?:上午|下午|晚上|凌晨|中午|早上|夜间|傍晚|清晨)[ \t\u3000]?)?(?:[01]?\d|2[0-3])[:：][0-5]\d(?:[:：][0-5]\d)?Z?"
+    r"(?:[ ]?(?i:am|pm|a\.m\.|p\.m\.)(?![A-Za-z]))?"
+    r"|(?:(?:上午|下午|晚上|凌晨|中午|早上|夜间|傍晚|清晨)[ \t\u3000]?)?(?:[01]?\d|2[0-3])[ ]?[时点](?:[ ]?(?:[0-5]?\d[ ]?分|半))?"
+    r"|(?:上午|下午|晚上|凌晨|中午|早上|夜间|傍晚|清晨)"
+    r"|(?:[01]\d|2[0-3])[0-5]\d(?![\w.:/%]|\s*(?:mg|ml|mL|g|kg|cm|mm|U|IU|次|天|ml/h)))")
 
 
 def with_weekdays(text: str, spans: list[Span]) -> list[Span]:
-    """A weekday written right before a date belongs to it (Sat 21 Oct 2023, Thursday, June 6, 2024, 周三 3月5日)."""
+    """A weekday written right before a date belongs to it (Sat 21 Oct 2023, Thursday, June 6, 2024, 周三 3月5日), and
+    a time of day right after it too (`_TIME_AFTER`: a date and its time are one identifier)."""
     out = []
     for s in spans:
         m = _WEEKDAY_END.search(text, max(0, s.start - 12), s.start) if s.entity == DATE else None
-        out.append(Span(m.start(), s.end, s.entity, s.score, s.detector) if m else s)
+        t = _TIME_AFTER.match(text, s.end) if s.entity == DATE and _date_with_day(text[s.start:s.end]) else None
+        end = t.end() if t is not None and t.end() > s.end else s.end
+        out.append(Span(m.start() if m else s.start, end, s.entity, s.score, s.detector) if m or end != s.end else s)
     return out
+
+
+def _date_with_day(value: str) -> bool:
+    """A date that names its day (2023-03-15, 3月15日, 1-13), not a month and year alone (2023年3月, Mar 2024)."""
+    return re.search(r"[日号]$|\d[/.\-]\d{1,2}(?:[/.\-]\d{2,4})?$|\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}$|\d$", value) is not None
