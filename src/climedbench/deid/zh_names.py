@@ -11,6 +11,7 @@ from functools import cache
 from climedbench.deid import lexicon
 from climedbench.deid.detectors import Span
 from climedbench.deid.patterns import NAME
+from climedbench.deid.zh_name_forms import zh_name_forms
 
 
 @cache
@@ -126,7 +127,8 @@ def _zh_name_lists(text: str, found: list[Span]) -> list[Span]:
         at, after_name = queue.pop()
         j = at
         if after_name:
-            sep = re.match(r"[ \t\u3000]*[、，,和及与/／][ \t\u3000]*|[ \t\u3000]+", text[at:])
+            # Past a bracket after the name (程曦（神经外科）、莫文静).
+            sep = re.match(r"(?:[（(][^）)\n]{1,10}[）)])?(?:[ \t\u3000]*[、，,和及与/／][ \t\u3000]*|[ \t\u3000]+)", text[at:])
             if sep is None:
                 continue
             j = at + sep.end()
@@ -137,9 +139,12 @@ def _zh_name_lists(text: str, found: list[Span]) -> list[Span]:
         while k < len(text) and k - j - sl < 2 and "\u4e00" <= text[k] <= "\u9fa5" and \
                 text[k] not in lexicon.ZH_AFTER_NAME_CHARS:
             k += 1
-        if k - j - sl < 1 or (k < len(text) and not re.match(r"[\s，,。、；;：:）)]", text[k])):
+        if k - j - sl < 1 or (k < len(text) and not re.match(r"[\s，,。、；;：:）)（(]", text[k])):
             continue
         if _not_a_name(text, j, k, sl, strong=after_name):
+            continue
+        # After a name and only spaces, a table's next cell may be a word (陈馨　全麻): a name is no dictionary word.
+        if after_name and not re.search(r"[、，,和及与/／]", text[at:j]) and _looks_like_word(text[j:k]):
             continue
         out.append(Span(j, k, NAME, 0.8, "zh-name-list"))
         queue.append((k, True))
@@ -159,6 +164,9 @@ def zh_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
         start = m.start("v")
         pos = start  # a rejected candidate may hold the next cue (由哥哥郭凤): search on from its start
         sl = 2 if text[start:start + 2] in compound else 1
+        # A second cue word, not a name, after the first (家属：母亲韦春花, 孙女聂小雨): search on from it.
+        if any(len(w) >= 2 and text.startswith(w, start) for w in lexicon.ZH_NAME_BEFORE):
+            continue
         end = _given_length(text, start, sl, m.end("v"))
         cue = text[m.start():start]
         word = re.sub(r"[\s:：_]", "", cue)
@@ -169,6 +177,7 @@ def zh_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
         if not _not_a_name(text, start, end, sl, strong):
             found.append(Span(start, end, NAME, 0.85, "zh-name-cue"))
             pos = end
+    found += zh_name_forms(text)
     found += more_zh_names(text, found)
     found += _zh_name_lists(text, found)
     for m in titled.finditer(text):
@@ -274,7 +283,7 @@ def _more_regexes() -> dict[str, re.Pattern[str]]:
         "surname-alone": re.compile(rf"(?:{cue}){_GAP}*[:：]?{_GAP}*(?P<v>[{names_single}]){end}", re.M),
         # A name spaced out by OCR after its cue (患者   闫  军, 姓 名:沈 芳).
         "spaced": re.compile(rf"(?:{cue}){_GAP}*[:：]?{_GAP}*(?P<v>{surname}(?:{_GAP}{{1,3}}{_CJK1}){{1,2}})"
-                             rf"(?={_GAP}{{2,}}|{_GAP}*(?:$|[，,。；;]))", re.M),
+                             rf"(?={_GAP}{{2,}}|{_GAP}*(?:$|[，,。；;])|{_GAP}+{_CJK1}{{1,6}}[:：])", re.M),
         # A name before its sex and age (鲍某某，男，50岁; 【基本信息】某某｜男｜81岁; Sophie Martin  女  33y).
         "sex-age": re.compile(rf"(?:^|(?<=[\s，,。；;：:、（(）)】\]|｜]))(?P<v>{_CJK1}{{2,4}}|{_LATIN_NAME})(?={_SEX_AGE})",
                               re.M),
