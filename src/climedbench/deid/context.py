@@ -32,7 +32,7 @@ _KINDS = (
 )
 # Words before 号 that do not make an identifier (a bed, a machine, a model, a room, a floor, a size).
 _NOT_ID_CUES = ("床号", "机号", "型号", "房号", "楼号", "层号", "座号", "序号", "挂号", "字号", "尺码号", "期号", "血型号")
-_ZH_CUE = (r"(?:[\u4e00-\u9fa5]{0,6}?(?:编号|号码|单号|档案号|卡号|证号|会员号|保单号|报案号|批号|工号|号)|[\u4e00-\u9fa5]{1,6}"
+_ZH_CUE = (r"(?:[\u4e00-\u9fa5]{0,6}?(?:编号|号码|单号|档案号|卡号|证号|会员号|保单号|报案号|批号|工号|号|卡|编码|代码|条码)|[\u4e00-\u9fa5]{1,6}"
            r"(?:ID|id)|医保|社保|护照|身份证|证件|序列号\s*SN)")
 _EN_CUE = (r"(?<![A-Za-z])(?i:(?:[a-z]+\s+)?(?:id|sn|s/n|imei|udi|serial|lic|no\.|number|ref(?:erence)?(?:\s*#)?|case|claim|ticket|acc(?:ession)?|acct|account|lot|"
            r"vin|group|permit|cdl|dl|licen[cs]e|passport|policy|auth(?:orization)?|confirmation|requisition|tracking|"
@@ -76,6 +76,9 @@ def cued_identifiers(text: str) -> list[Span]:
                 value = value.rstrip(")")
             if value.startswith("(") and value.count("(") > value.count(")"):
                 s, value = s + 1, value[1:]
+            # A diagnosis or procedure code (疾病编码 K85.900, I10.x00) is clinical, not an identifier.
+            if _ICD.fullmatch(value) or re.search(r"疾病|诊断|ICD|手术|操作", cue):
+                continue
             kind = next((k for k, rx_kind in _KINDS if re.search(rx_kind, cue, re.IGNORECASE)), RECORD_NUMBER)
             account = kind == ACCOUNT_ID and re.search(r"\d|_|\.", value) is not None
             if not value or not (_identifier_shape(value) or account):
@@ -83,12 +86,15 @@ def cued_identifiers(text: str) -> list[Span]:
             out.append(Span(s, s + len(value), kind, 0.85, "id-cue"))
     # A handle with an underscore or a dot between letters and digits (jdoe_84, misty.lynn.1990, tbrennan#4471).
     for m in _HANDLE.finditer(text):
+        if _ICD.fullmatch(m.group("v")):
+            continue
         if "#" in m.group("v") and not re.search(r"[a-z]", m.group("v").split("#")[0]):
             continue  # POD#2, HD#3: a day count
         out.append(Span(m.start("v"), m.end("v"), ACCOUNT_ID, 0.8, "handle"))
     return out
 
 
+_ICD = re.compile(r"[A-Z]\d{2}(?:\.[0-9xX]{1,4})?")
 # Without a cue, a handle needs a digit (jdoe_84, misty.lynn.1990): notes_zh or a_b alone are names of things.
 _HANDLE = re.compile(r"(?<![\w@./-])(?P<v>[A-Za-z][A-Za-z0-9]*(?:[_#][A-Za-z0-9_#.]*\d[A-Za-z0-9_]*|"
                      r"(?:\.[A-Za-z0-9]+)+\d{2,4}))(?![\w@])")

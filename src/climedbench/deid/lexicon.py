@@ -169,7 +169,11 @@ ORG_SUFFIXES_EN = (
 )
 ORG_SUFFIXES_ZH_MORE = ("分行", "支行", "营业部", "分公司", "总会", "协会", "基金会", "学校", "配送站", "物流", "商行", "电子厂",
                         "制造厂", "加工厂", "分局", "总局", "项目部", "养老中心", "康养中心", "护理院", "事务所", "工作室", "超市",
-                        "大药房", "药店", "酒店", "饭店", "餐厅", "物业", "速运", "快递", "律师事务所", "研究中心", "车队")
+                        "大药房", "药店", "酒店", "饭店", "餐厅", "物业", "速运", "快递", "律师事务所", "研究中心", "车队",
+                        # Branches, agencies, police and customs, troupes (…分院, …调解委员会, …总队…支队, …工程局).
+                        "分院", "委员会", "办事处", "鉴定中心", "保健中心", "保健院", "检验所", "防治所", "检测中心",
+                        "支队", "大队", "总队", "公安局", "管理局", "工程局", "航空局", "海关", "剧团", "乐团", "艺术团",
+                        "评弹团", "歌舞团")
 ADDRESS_TAIL_ZH = "路街道巷弄胡同里村组屯号栋幢楼座层室单元院区园苑城庄寨坊大厦广场花园小区公寓宿舍社区乡镇县市"
 EN_STREET = (r"(?:Broadway|Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|Terrace|Ter|"
              r"Circle|Cir|Highway|Hwy|Parkway|Pkwy|Square|Sq|Trail|Trl|Alley|Row|Crescent|Close)\.?")
