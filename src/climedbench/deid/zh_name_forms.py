@@ -68,6 +68,14 @@ def _ordinary_words(value: str) -> bool:
                for t in toks)
 
 
+def _person_tagged(value: str) -> bool:
+    """jieba's tagger reads the value's first word as a person's (陆晓峰, 邵|咏峰, 凤霞; not 高|危, 全麻)."""
+    import jieba.posseg as pseg
+
+    toks = pseg.lcut(value)
+    return bool(toks) and toks[0].flag.startswith("nr")
+
+
 def _plausible(value: str) -> bool:
     bare = re.sub(f"[{_DOT}]", "", value)
     return not (value.startswith(_NOT_PERSON_START) or re.match("[一二三四五六七八九十百两零〇]{2}", value) or value.endswith(_NOT_PERSON_END) or
@@ -138,10 +146,10 @@ def zh_name_forms(text: str) -> list[Span]:
         # A cell: another field on the same line (a table row, a list of signers), not a lone word.
         if not text[line_start:line_end].strip().replace(text[s:e], "", 1).strip():
             continue
-        if _plausible(text[s:e]) and _words().get(text[s:e], 0) == 0:
+        if _plausible(text[s:e]) and _words().get(text[s:e], 0) == 0 and _person_tagged(text[s:e]):
             out.append(Span(s, e, NAME, 0.75, "zh-name-cell"))
     for m in rx["dash"].finditer(text):
-        if _plausible(m.group("v")) and _words().get(m.group("v"), 0) == 0:
+        if _plausible(m.group("v")) and _words().get(m.group("v"), 0) == 0 and _person_tagged(m.group("v")):
             out.append(Span(*m.span("v"), NAME, 0.75, "zh-name-dash"))
     for m in rx["department"].finditer(text):
         titled = m.group("after") in ("医生", "医师", "主任", "大夫", "教授", "护士长", "老师", "会诊")

@@ -144,7 +144,8 @@ def _zh_name_lists(text: str, found: list[Span]) -> list[Span]:
         if _not_a_name(text, j, k, sl, strong=after_name):
             continue
         # After a name and only spaces, a table's next cell may be a word (陈馨　全麻): a name is no dictionary word.
-        if after_name and not re.search(r"[、，,和及与/／]", text[at:j]) and _looks_like_word(text[j:k]):
+        if after_name and not re.search(r"[、，,和及与/／]", text[at:j]) and \
+                (_looks_like_word(text[j:k]) or text[j:k] in lexicon.ZH_CLINICAL_NOT_NAMES):
             continue
         out.append(Span(j, k, NAME, 0.8, "zh-name-list"))
         queue.append((k, True))
