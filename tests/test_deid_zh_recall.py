@@ -43,6 +43,8 @@ CASES = [
     ("入院登记员：热依娜　床位：肝胆外科12床\n陪护人：其木格（妻子）", ["热依娜", "其木格"], ["肝胆外科"]),
     ("姓名 Name：宓文君 （MI Wenjun）　性别：女", ["宓文君"], []),
     ("签字：訾大伟　冉萍", ["訾大伟", "冉萍"], []),
+    # 术后 after a name is a time, not an operation's name; the English half of a bilingual label is no name.
+    ("查房：患者阎立刚术后第5天，切口愈合。\n医生 Doctor：司徒文杰　签名日期", ["阎立刚", "司徒文杰"], ["Doctor", "术后"]),
     ("医生（宓志成，市儿童医院）：不建议常规交替用药。", ["宓志成"], ["常规"]),
     # A name with a middle dot, without the cue glued before it.
     ("申请人：阿卜杜热合曼·吐尔洪　性别：男\n监护人：爱新觉罗·恒　关系：父亲\n患者丈夫努尔江·阿不都陪同就诊。",

@@ -52,7 +52,7 @@ ZH_NAME_BEFORE = (
 # Words that are cues for a name only before a colon (报告：蓝海, but 报告未见异常).
 ZH_NAME_BEFORE_COLON = (
     "报告", "复核", "审核", "调配", "核对", "接收", "转出", "转入", "巡回", "器械", "参会", "参加", "主持", "经办", "接诊",
-    "签字", "户名", "开户名", "持卡人", "收款人", "账户名", "检验", "配药", "执行", "通知", "上级", "医生", "医师",
+    "签字", "户名", "开户名", "持卡人", "收款人", "账户名", "检验", "配药", "执行", "通知", "上级",
 )
 # Words after a name: titles and roles.
 ZH_NAME_AFTER = (

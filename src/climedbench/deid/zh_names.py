@@ -107,7 +107,10 @@ def _not_a_name(text: str, start: int, end: int, sl: int, strong: bool) -> bool:
     """Whether a cued candidate is a term, not a name: followed by a medical suffix, or (after a weak cue such as
     患者 with no colon) a dictionary word at its first two or three characters."""
     two = start + sl + 1
-    if any(text.startswith(m, two) or text.startswith(m, end) for m in _MEDICAL_AFTER):
+    # 术 names an operation (张氏术), but 术后 / 术前 / 术中 is a time after a name (患者仇志刚术后第7天).
+    if any((text.startswith(m, two) or text.startswith(m, end)) and
+           not (m == "术" and text[end + 1:end + 2] in ("后", "前", "中") and text.startswith(m, end))
+           for m in _MEDICAL_AFTER):
         return True
     if strong:
         return False
@@ -317,7 +320,8 @@ def more_zh_names(text: str, found: list[Span]) -> list[Span]:
             if name == "nickname" and not m.group("cue") and (_jieba_words().get(value, 0) > 0 or
                                                                not _PERSON_CONTEXT.match(text, e)):
                 continue
-            if name == "latin" and value.lower() in lexicon.EN_NOT_NAMES:
+            # Not the English half of a bilingual label (医生 Doctor：, 姓名 Name：).
+            if name == "latin" and (value.lower() in lexicon.EN_NOT_NAMES or re.match(r"[ \t]*[:：]", text[e:e + 3])):
                 continue
             out.append(Span(s, e, NAME, 0.8, f"zh-name-{name}"))
     out += _aliases(text, [*found, *out])
