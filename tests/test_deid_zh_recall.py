@@ -85,3 +85,11 @@ def test_chinese_identifiers_are_found_and_clinical_text_kept(analyzer, text, ph
     touched = [v for v in keep if _touched(text, spans, v)]
     assert (missed, touched) == ([], []), [(text[s.start:s.end], s.entity, s.detector) for s in spans]
 
+
+
+def test_a_date_with_its_time_is_shifted_and_the_time_kept():
+    from climedbench.deid.dates import shift_date
+
+    assert [shift_date(t, 10) for t in ("2023-03-15 11:20", "2023年10月9日 21时15分", "2022年12月31日23时58分",
+                                        "Tue 10/10/2023 09:14")] == \
+        ["2023-03-25 11:20", "2023年10月19日 21时15分", "2023年1月10日23时58分", "Fri 10/20/2023 09:14"]

@@ -146,8 +146,9 @@ def _zh_name_lists(text: str, found: list[Span]) -> list[Span]:
             continue
         if _not_a_name(text, j, k, sl, strong=after_name):
             continue
-        # After a name and only spaces, a table's next cell may be a word (陈馨　全麻): a name is no dictionary word.
-        if after_name and not re.search(r"[、，,和及与/／]", text[at:j]) and \
+        # After a name and only spaces, a table's next cell may be a word (陈馨　全麻　…): inside a row, a name is no
+        # dictionary word (the last name of a line of signers may be one: 护士签名：于志刚  方志).
+        if after_name and not re.search(r"[、，,和及与/／]", text[at:j]) and re.match(r"[ \t]*[^\s]", text[k:]) and \
                 (_looks_like_word(text[j:k]) or text[j:k] in lexicon.ZH_CLINICAL_NOT_NAMES):
             continue
         out.append(Span(j, k, NAME, 0.8, "zh-name-list"))
