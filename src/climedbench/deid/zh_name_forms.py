@@ -56,10 +56,21 @@ def _regexes() -> dict[str, re.Pattern[str]]:
     }
 
 
-def _words() -> dict[str, int]:
-    from climedbench.deid.zh_names import _jieba_words
+@cache
+def jieba_words() -> dict[str, int]:
+    """jieba's dictionary: word → frequency."""
+    import logging
 
-    return _jieba_words()
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    jieba.initialize()
+    freq: dict[str, int] = jieba.dt.FREQ
+    return freq
+
+
+def _words() -> dict[str, int]:
+    return jieba_words()
 
 
 def _ordinary_words(value: str) -> bool:

@@ -11,6 +11,7 @@ from functools import cache
 from climedbench.deid import lexicon
 from climedbench.deid.detectors import Span
 from climedbench.deid.patterns import NAME
+from climedbench.deid.zh_name_forms import jieba_words as _jieba_words
 from climedbench.deid.zh_name_forms import zh_name_forms
 
 
@@ -73,18 +74,6 @@ def _cue_alternation(colon_only: bool = True) -> str:
     if colon_only:
         cues += [_spaced(w) + "(?=[ \u3000]?[:：])" for w in lexicon.ZH_NAME_BEFORE_COLON]
     return "|".join(sorted(cues, key=len, reverse=True))
-
-
-@cache
-def _jieba_words() -> dict[str, int]:
-    import logging
-
-    import jieba
-
-    jieba.setLogLevel(logging.WARNING)
-    jieba.initialize()
-    freq: dict[str, int] = jieba.dt.FREQ
-    return freq
 
 
 # What follows a surname-initial medical term rather than a name (马凡综合征, 张力性气胸, 陈旧性, 李斯特菌).
