@@ -77,7 +77,7 @@ def cued_identifiers(text: str) -> list[Span]:
             if value.startswith("(") and value.count("(") > value.count(")"):
                 s, value = s + 1, value[1:]
             # A diagnosis or procedure code (疾病编码 K85.900, I10.x00) is clinical, not an identifier.
-            if _ICD.fullmatch(value) or re.search(r"疾病|诊断|ICD|手术|操作", cue):
+            if _ICD.fullmatch(value) or (cue.endswith(("编码", "代码")) and re.search(r"疾病|诊断|ICD|手术|操作", cue)):
                 continue
             kind = next((k for k, rx_kind in _KINDS if re.search(rx_kind, cue, re.IGNORECASE)), RECORD_NUMBER)
             account = kind == ACCOUNT_ID and re.search(r"\d|_|\.", value) is not None
