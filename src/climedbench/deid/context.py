@@ -32,7 +32,7 @@ _KINDS = (
 )
 # Words before 号 that do not make an identifier (a bed, a machine, a model, a room, a floor, a size).
 _NOT_ID_CUES = ("床号", "机号", "型号", "房号", "楼号", "层号", "座号", "序号", "挂号", "字号", "尺码号", "期号", "血型号")
-_ZH_CUE = (r"(?:[\u4e00-\u9fa5]{0,6}?(?:编号|号码|单号|档案号|卡号|证号|会员号|保单号|报案号|批号|工号|号)|[\u4e00-\u9fa5]{1,6}"
+_ZH_CUE = (r"(?:[\u4e00-\u9fa5]{0,6}?(?:编号|号码|单号|档案号|卡号|证号|会员号|保单号|报案号|批号|工号|号|卡|编码|代码|条码)|[\u4e00-\u9fa5]{1,6}"
            r"(?:ID|id)|医保|社保|护照|身份证|证件|序列号\s*SN)")
 _EN_CUE = (r"(?<![A-Za-z])(?i:(?:[a-z]+\s+)?(?:id|sn|s/n|imei|udi|serial|lic|no\.|number|ref(?:erence)?(?:\s*#)?|case|claim|ticket|acc(?:ession)?|acct|account|lot|"
            r"vin|group|permit|cdl|dl|licen[cs]e|passport|policy|auth(?:orization)?|confirmation|requisition|tracking|"
@@ -76,6 +76,9 @@ def cued_identifiers(text: str) -> list[Span]:
                 value = value.rstrip(")")
             if value.startswith("(") and value.count("(") > value.count(")"):
                 s, value = s + 1, value[1:]
+            # A diagnosis or procedure code (疾病编码 K85.900, I10.x00) is clinical, not an identifier.
+            if _ICD.fullmatch(value) or (cue.endswith(("编码", "代码")) and re.search(r"疾病|诊断|ICD|手术|操作", cue)):
+                continue
             kind = next((k for k, rx_kind in _KINDS if re.search(rx_kind, cue, re.IGNORECASE)), RECORD_NUMBER)
             account = kind == ACCOUNT_ID and re.search(r"\d|_|\.", value) is not None
             if not value or not (_identifier_shape(value) or account):
@@ -83,12 +86,15 @@ def cued_identifiers(text: str) -> list[Span]:
             out.append(Span(s, s + len(value), kind, 0.85, "id-cue"))
     # A handle with an underscore or a dot between letters and digits (jdoe_84, misty.lynn.1990, tbrennan#4471).
     for m in _HANDLE.finditer(text):
+        if _ICD.fullmatch(m.group("v")):
+            continue
         if "#" in m.group("v") and not re.search(r"[a-z]", m.group("v").split("#")[0]):
             continue  # POD#2, HD#3: a day count
         out.append(Span(m.start("v"), m.end("v"), ACCOUNT_ID, 0.8, "handle"))
     return out
 
 
+_ICD = re.compile(r"[A-Z]\d{2}(?:\.[0-9xX]{1,4})?")
 # Without a cue, a handle needs a digit (jdoe_84, misty.lynn.1990): notes_zh or a_b alone are names of things.
 _HANDLE = re.compile(r"(?<![\w@./-])(?P<v>[A-Za-z][A-Za-z0-9]*(?:[_#][A-Za-z0-9_#.]*\d[A-Za-z0-9_]*|"
                      r"(?:\.[A-Za-z0-9]+)+\d{2,4}))(?![\w@])")
@@ -139,12 +145,30 @@ def dates_without_year(text: str) -> list[Span]:
 
 
 _WEEKDAY_END = re.compile(_WEEKDAY + r"$")
+# A time of day written right after a date (2023-03-15 11:20, 2023/7/21 14:05:09, 2023年3月15日 09:42, 2023年10月9日
+# 21时15分, 2024年5月9日 上午, 11/03/2023 5:47 PM, 2024-02-03T08:14:22Z, 03/11/24 0915): one or two spaces at most
+# between them, none needed.
+_TIME_AFTER = re.compile(
+    r"(?:T|[ \t\u3000]{0,2})(?:"
+    r"(?:(?:上午|下午|晚上|凌晨|中午|早上|夜间|傍晚|清晨)[ \t\u3000]?)?(?:[01]?\d|2[0-3])[:：][0-5]\d(?:[:：][0-5]\d)?Z?"
+    r"(?:[ ]?(?i:am|pm|a\.m\.|p\.m\.)(?![A-Za-z]))?"
+    r"|(?:(?:上午|下午|晚上|凌晨|中午|早上|夜间|傍晚|清晨)[ \t\u3000]?)?(?:[01]?\d|2[0-3])[ ]?[时点](?:[ ]?(?:[0-5]?\d[ ]?分|半))?"
+    r"|(?:上午|下午|晚上|凌晨|中午|早上|夜间|傍晚|清晨)"
+    r"|(?:[01]\d|2[0-3])[0-5]\d(?![\w.:/%]|\s*(?:mg|ml|mL|g|kg|cm|mm|U|IU|次|天|ml/h)))")
 
 
 def with_weekdays(text: str, spans: list[Span]) -> list[Span]:
-    """A weekday written right before a date belongs to it (Sat 21 Oct 2023, Thursday, June 6, 2024, 周三 3月5日)."""
+    """A weekday written right before a date belongs to it (Sat 21 Oct 2023, Thursday, June 6, 2024, 周三 3月5日), and
+    a time of day right after it too (`_TIME_AFTER`: a date and its time are one identifier)."""
     out = []
     for s in spans:
         m = _WEEKDAY_END.search(text, max(0, s.start - 12), s.start) if s.entity == DATE else None
-        out.append(Span(m.start(), s.end, s.entity, s.score, s.detector) if m else s)
+        t = _TIME_AFTER.match(text, s.end) if s.entity == DATE and _date_with_day(text[s.start:s.end]) else None
+        end = t.end() if t is not None and t.end() > s.end else s.end
+        out.append(Span(m.start() if m else s.start, end, s.entity, s.score, s.detector) if m or end != s.end else s)
     return out
+
+
+def _date_with_day(value: str) -> bool:
+    """A date that names its day (2023-03-15, 3月15日, 1-13), not a month and year alone (2023年3月, Mar 2024)."""
+    return re.search(r"[日号]$|\d[/.\-]\d{1,2}(?:[/.\-]\d{2,4})?$|\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}$|\d$", value) is not None

@@ -87,6 +87,7 @@ def _ordinal(day: int) -> str:
 
 
 def _weekday_of(text: str) -> int | None:
+    text = _date_part(text).strip()
     for form in _FORMS:
         m = form.fullmatch(text)
         if m is None or not m.groupdict().get("y") or not m.groupdict().get("d"):
@@ -115,6 +116,8 @@ def shift_date(text: str, days: int) -> str | None:
             word = full if len(word) > 4 else full[:3]
             word = word.upper() if w.group("w").isupper() else word
         return word + w.group("sep") + rest
+    if not any(form.fullmatch(text.strip()) for form in _FORMS):
+        return _shift_with_time(text, days)
     for form in _FORMS:
         m = form.fullmatch(text.strip())
         if not m:
@@ -153,4 +156,26 @@ def shift_date(text: str, days: int) -> str | None:
         order = sorted(((m.start(n), v) for n, v in out), key=lambda t: t[0])
         lead = text[: len(text) - len(text.lstrip())]
         return lead + "".join(v for _, v in order) + text[len(text.rstrip()):]
+    return None
+
+
+def _date_part(text: str) -> str:
+    """`text` without a time of day after the date."""
+    from climedbench.deid.context import _TIME_AFTER
+
+    if any(form.fullmatch(text) for form in _FORMS):
+        return text
+    return next((text[:i] for i in range(len(text) - 1, 0, -1)
+                 if _TIME_AFTER.fullmatch(text, i) and any(form.fullmatch(text[:i].strip()) for form in _FORMS)), text)
+
+
+def _shift_with_time(text: str, days: int) -> str | None:
+    """A date followed by its time of day (2023-03-15 11:20, 2023年10月9日 21时15分): the date moved, the time kept."""
+    from climedbench.deid.context import _TIME_AFTER
+
+    for i in range(len(text) - 1, 0, -1):
+        if _TIME_AFTER.fullmatch(text, i) and text[:i].strip():
+            moved = shift_date(text[:i], days)
+            if moved is not None:
+                return moved + text[i:]
     return None

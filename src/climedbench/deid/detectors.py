@@ -277,6 +277,7 @@ _ZH_PLACE_FORMS = re.compile(
     r"|(?<=[\s:：，,住在于])[\u4e00-\u9fa5]{0,6}?[区县]?[\u4e00-\u9fa5]{1,8}?(?:路|街|大街|大道)(?:与|和)[\u4e00-\u9fa5]{1,8}?(?:路|街|大街|大道)"
     r"(?:交叉口|交汇处|路口|口)?"
     r"|[GS]\d{1,4}[\u4e00-\u9fa5]{0,8}高速(?:公路)?[\u4e00-\u9fa5]{0,6}?(?:段)?K\d+(?:\+\d+)?处?)")
+_ZH_NEXT_FIELD = re.compile(r"[ \t\u3000]+(?=[^ \t\u3000]{1,8}[:：☎]|电话|手机|邮编|总机|传真|籍贯|民族|性别|[Tt][Ee][Ll])")
 _ZH_STOP_BEFORE = "于在到至转往赴去来自从经由及和与的、，。；：（）()\n 住家居"
 _ORG_ENDINGS = (*lexicon.ORG_SUFFIXES_ZH, "院")
 
@@ -288,11 +289,10 @@ def zh_addresses(text: str) -> list[Span]:
         start, end = m.span()
         value = text[start:end]
         # A province on its own may stay (Safe Harbor keeps the state); below it is identifying.
+        # A province on its own stays; before a city or a street it is part of the address (山东省济南市…).
         lead = next((p for p in sorted(provinces, key=len, reverse=True) if value.startswith(p)), "")
-        if lead:
-            start += len(lead)
-            value = text[start:end]
-        if len(value) < 2 or value in provinces or value.endswith(_ORG_ENDINGS):
+        rest = value[len(lead):]
+        if len(rest) < 2 or rest in provinces or value.endswith(_ORG_ENDINGS):
             continue
         # A place name that is part of an organisation's name is found as the organisation.
         if re.match(r"[\u4e00-\u9fa5]{0,8}(?:医院|大学|学院|中学|小学|公司|卫生院|中心)", text[end:end + 12]):
@@ -301,14 +301,13 @@ def zh_addresses(text: str) -> list[Span]:
     for rx, name in ((_ZH_ADDRESS_CUE, "zh-address-cue"), (_ZH_STREET, "zh-street"), (_ZH_PLACE_FORMS, "zh-place-form")):
         for m in rx.finditer(text):
             s, e = m.span("v")
-            value = text[s:e]
-            lead = next((p for p in sorted(provinces, key=len, reverse=True) if value.startswith(p)), "")
-            s += len(lead)
+            if name == "zh-address-cue":  # not the next field of the line (…602室　手机：…, …路23号　邮编 …)
+                cut = _ZH_NEXT_FIELD.search(text, s, e)
+                e = cut.start() if cut is not None else e
             if name in ("zh-street", "zh-place-form"):
                 place = _zh_place_regex().search(text, s, e)
                 if place is not None:
-                    s = place.start() + len(next((p for p in sorted(provinces, key=len, reverse=True)
-                                                  if text.startswith(p, place.start())), ""))
+                    s = place.start()
                 while s < e and text[s] in _ZH_STOP_BEFORE:
                     s += 1
             if e - s >= 2:
@@ -362,17 +361,27 @@ def zh_organisations(text: str) -> list[Span]:
     for m in _zh_org_regex().finditer(text):
         end = m.end()
         start = m.start()
-        while start > 0 and m.start() - start < 16 and text[start - 1] not in _ZH_ORG_STOP and \
-                ("\u4e00" <= text[start - 1] <= "\u9fa5" or text[start - 1].isalnum()):
-            start -= 1
+        while start > 0 and m.start() - start < 16:
+            if text[start - 1] in "）)":  # a place in brackets inside the name (唯品会（中国）有限公司)
+                inner = re.search(r"[（(][\u4e00-\u9fa5]{2,6}$", text[max(0, start - 9):start - 1])
+                if inner is None:
+                    break
+                start -= len(inner.group()) + 1
+            elif (text[start - 1] not in _ZH_ORG_STOP or text.startswith("自治", start - 1)) and \
+                    ("\u4e00" <= text[start - 1] <= "\u9fa5" or text[start - 1].isalnum()):
+                start -= 1  # 自 of 自治区 / 自治州 is the name's (广西壮族自治区人民医院)
+            else:
+                break
         # A time before a generic hospital is not part of a name (术后7-10天当地医院拆线).
         lead = re.match(r"\d[\d\-~～]*[天周月年日]?", text[start:m.start()])
         start += lead.end() if lead else 0
         name = text[start:m.start()]
+        if re.match(r"[ \t]*[:：]", text[end:end + 3]):  # a label (出生医院：, 就诊医院：), not a name
+            continue
         if not name or name in lexicon.ORG_GENERIC_ZH or (len(name) == 1 and name not in "协华湘齐") or \
                 name.endswith(("当地", "附近", "外地", "上级", "基层", "就近")) or re.fullmatch(r"为.", name):
             continue
-        out.append(Span(start, end, ORGANIZATION, 0.8, "zh-organisation"))
+        out.append(Span(start, _zh_org_tail(text, end), ORGANIZATION, 0.8, "zh-organisation"))
     for m in _ZH_ORG_CUE.finditer(text):
         group = next(g for g in ("v", "w", "x") if m.group(g) is not None)
         s, e = m.span(group)
@@ -381,6 +390,21 @@ def zh_organisations(text: str) -> list[Span]:
                 not text[s:e].endswith(("工人", "员", "师", "农民", "司机")):
             out.append(Span(s, e, ORGANIZATION, 0.8, "zh-organisation-cue"))
     return out
+
+
+def _zh_org_tail(text: str, end: int) -> int:
+    """Where an organisation's name ends: past a branch in brackets (（深圳福田分院）, （成都锦江店）, （广州）) and, after a
+    university, past the centre of it that is named (中山大学|肿瘤防治中心)."""
+    provinces, lower = lexicon.china_places()
+    m = re.match(r"[（(]([\u4e00-\u9fa5]{2,10})[）)]", text[end:end + 12])
+    if m is not None and (m.group(1).endswith(("院", "店", "中心", "部", "校区")) or m.group(1) in provinces or
+                          m.group(1) in lower or m.group(1) + "市" in lower):
+        return end + m.end()
+    if text[:end].endswith(("大学", "学院")):
+        unit = re.match(r"[\u4e00-\u9fa5]{2,10}?(?:中心|研究所|研究院)", text[end:end + 14])
+        if unit is not None:
+            return end + unit.end()
+    return end
 
 
 _ZH_ORG_CUE = re.compile(r"(?:工作单位|单位名称|就职于|任职于|供职于|就读于|学校|雇主|所在单位|申请了?|援助机构|平台|保险公司|"

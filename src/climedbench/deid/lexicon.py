@@ -43,11 +43,16 @@ ZH_NAME_BEFORE = (
     "民警", "护理员", "来访者", "死者", "伤者", "产妇", "孕妇", "女方", "男方", "家长", "曾孙", "曾孙女", "工友", "翻译",
     "随车医生", "抢救医师", "评估护士", "随访护士", "总检医生", "医生签字", "医师签字", "操作医师", "送检医生", "送检医师",
     "接诊医生", "接诊医师", "门诊医生", "交警", "其姐", "其兄", "其弟", "其妹", "其妻", "其夫", "审核医师", "复核人", "核对人", "执行人", "交班人", "接班人", "签字医生",
+    # Grandparents, carers, partners, and the people of forms, claims and call logs.
+    "爷爷", "奶奶", "外公", "外婆", "姥姥", "姥爷", "保姆", "男友", "女友", "男朋友", "女朋友", "孩子", "亲属", "驾驶人",
+    "收件人", "被保险人", "投保人", "受益人", "居民", "来电者", "调度员", "调解员", "记录员", "编码员", "登记员", "业务员",
+    "督导员", "配血者", "检验者", "检验员", "主检医生", "新生儿", "随访人", "陪护人", "签约医生", "通知人", "测评师",
+    "叫", "名叫", "妻",
 )
 # Words that are cues for a name only before a colon (报告：蓝海, but 报告未见异常).
 ZH_NAME_BEFORE_COLON = (
     "报告", "复核", "审核", "调配", "核对", "接收", "转出", "转入", "巡回", "器械", "参会", "参加", "主持", "经办", "接诊",
-    "签字", "户名", "开户名", "持卡人", "收款人", "账户名",
+    "签字", "户名", "开户名", "持卡人", "收款人", "账户名", "检验", "配药", "执行", "通知", "上级",
 )
 # Words after a name: titles and roles.
 ZH_NAME_AFTER = (
@@ -164,7 +169,11 @@ ORG_SUFFIXES_EN = (
 )
 ORG_SUFFIXES_ZH_MORE = ("分行", "支行", "营业部", "分公司", "总会", "协会", "基金会", "学校", "配送站", "物流", "商行", "电子厂",
                         "制造厂", "加工厂", "分局", "总局", "项目部", "养老中心", "康养中心", "护理院", "事务所", "工作室", "超市",
-                        "大药房", "药店", "酒店", "饭店", "餐厅", "物业", "速运", "快递", "律师事务所", "研究中心", "车队")
+                        "大药房", "药店", "酒店", "饭店", "餐厅", "物业", "速运", "快递", "律师事务所", "研究中心", "车队",
+                        # Branches, agencies, police and customs, troupes (…分院, …调解委员会, …总队…支队, …工程局).
+                        "分院", "委员会", "办事处", "鉴定中心", "保健中心", "保健院", "检验所", "防治所", "检测中心",
+                        "支队", "大队", "总队", "公安局", "管理局", "工程局", "航空局", "海关", "剧团", "乐团", "艺术团",
+                        "评弹团", "歌舞团")
 ADDRESS_TAIL_ZH = "路街道巷弄胡同里村组屯号栋幢楼座层室单元院区园苑城庄寨坊大厦广场花园小区公寓宿舍社区乡镇县市"
 EN_STREET = (r"(?:Broadway|Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|Terrace|Ter|"
              r"Circle|Cir|Highway|Hwy|Parkway|Pkwy|Square|Sq|Trail|Trl|Alley|Row|Crescent|Close)\.?")
@@ -174,10 +183,21 @@ US_STATES = ["AL", "AK", "AZ", "AR", "CA", "CO", "CT", "DE", "FL", "GA", "HI", "
 @cache
 def zh_surnames() -> tuple[frozenset[str], frozenset[str]]:
     """(single-character surnames, compound surnames)."""
+    import opencc
     from faker.providers.person.zh_CN import Provider
+    from faker.providers.person.zh_TW import Provider as TwProvider
 
-    names = set(Provider.last_names) | set(EXTRA_SURNAMES)
-    compound = {n for n in names if len(n) == 2} | set(COMPOUND_SURNAMES)
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        from jionlp.rule import rule_pattern  # prints a banner on import
+    # JioNLP's surnames that are seldom anything else (蒯, 訾, 宓, 荀, 鄂...) and its compound ones (羊舌, 淳于).
+    names = set(Provider.last_names) | set(TwProvider.last_names) | set(EXTRA_SURNAMES) | \
+        set(rule_pattern.SINGLE_CHINESE_FAMILY_NAME) | set(rule_pattern.TWO_CHAR_CHINESE_FAMILY_NAME.split("|"))
+    names |= set(COMPOUND_SURNAMES)
+    to_traditional = opencc.OpenCC("s2t")
+    # 諸葛, 歐陽 in notes written in traditional characters (single surnames in them come from Faker's zh_TW list: a
+    # converted 後, 時, 於 would be a function word).
+    names |= {to_traditional.convert(n) for n in names if len(n) == 2}
+    compound = {n for n in names if len(n) == 2}
     single = {n for n in names if len(n) == 1}
     return frozenset(single), frozenset(compound)
 

@@ -119,10 +119,12 @@ PATTERNS: tuple[PatternSpec, ...] = (
                 r"credit\s+card(?:\s+(?:number|no\.?))?)" + _SEP + r"(?P<v>\d[\d\s-]{9,25}\d)", 0.9),
     # Phones: Chinese mobiles with any common spacing and +86; landlines with an area code (and extension);
     # North-American numbers; any number after a phone cue.
-    PatternSpec(PHONE, "cn-mobile", _ND.replace("A-Za-z", "A-Za-z)）") + r"(?:[(（]?(?:\+|00)?86[)）]?[\s-]?)?1[3-9]\d[\s.\-—–]?\d{4}"
+    # Not after "86)" (the prefix is the match's); after a bracketed relation it is (邹凤（母）13607914428).
+    PatternSpec(PHONE, "cn-mobile", _ND + r"(?<![0-9A-Za-z][)）])(?:[(（]?(?:\+|00)?86[)）]?[\s-]?)?1[3-9]\d[\s.\-—–]?\d{4}"
                 r"[\s.\-—–]?\d{4}" + _NA, 0.95),
-    # 13661 882 093: a mobile in groups of five, three and three.
+    # 13661 882 093 and 1375 7781 204: a mobile in groups of five, three and three, or four, four and three.
     PatternSpec(PHONE, "cn-mobile-532", _ND + r"1[3-9]\d{3}[\s-]\d{3}[\s-]\d{3}" + _NA, 0.9),
+    PatternSpec(PHONE, "cn-mobile-443", _ND + r"1[3-9]\d{2}[\s-]\d{4}[\s-]\d{3}" + _NA, 0.9),
     # International numbers: a + and a country code, then 6 to 12 more digits in groups (+233 24 555 0187,
     # +86-574-8766-3102, +7 914 555 28 19).
     PatternSpec(PHONE, "intl-phone", r"(?<![\w+])\+\d{1,3}(?:[\s.\-—–]?\(?\d{1,4}\)?){2,5}" + _NA, 0.9, _phone_digits),

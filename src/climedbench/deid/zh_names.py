@@ -11,6 +11,8 @@ from functools import cache
 from climedbench.deid import lexicon
 from climedbench.deid.detectors import Span
 from climedbench.deid.patterns import NAME
+from climedbench.deid.zh_name_forms import jieba_words as _jieba_words
+from climedbench.deid.zh_name_forms import zh_name_forms
 
 
 @cache
@@ -74,18 +76,6 @@ def _cue_alternation(colon_only: bool = True) -> str:
     return "|".join(sorted(cues, key=len, reverse=True))
 
 
-@cache
-def _jieba_words() -> dict[str, int]:
-    import logging
-
-    import jieba
-
-    jieba.setLogLevel(logging.WARNING)
-    jieba.initialize()
-    freq: dict[str, int] = jieba.dt.FREQ
-    return freq
-
-
 # What follows a surname-initial medical term rather than a name (马凡综合征, 张力性气胸, 陈旧性, 李斯特菌).
 _MEDICAL_AFTER = ("综合征", "综合症", "病", "症", "征", "菌", "性", "炎", "瘤", "癌", "氏", "样", "型", "素", "酶", "胞", "蛋白",
                   "反射", "试验", "评分", "分级", "分期", "手术", "术", "管", "期")
@@ -106,7 +96,10 @@ def _not_a_name(text: str, start: int, end: int, sl: int, strong: bool) -> bool:
     """Whether a cued candidate is a term, not a name: followed by a medical suffix, or (after a weak cue such as
     患者 with no colon) a dictionary word at its first two or three characters."""
     two = start + sl + 1
-    if any(text.startswith(m, two) or text.startswith(m, end) for m in _MEDICAL_AFTER):
+    # 术 names an operation (张氏术), but 术后 / 术前 / 术中 is a time after a name (患者仇志刚术后第7天).
+    if any((text.startswith(m, two) or text.startswith(m, end)) and
+           not (m == "术" and text[end + 1:end + 2] in ("后", "前", "中") and text.startswith(m, end))
+           for m in _MEDICAL_AFTER):
         return True
     if strong:
         return False
@@ -126,7 +119,8 @@ def _zh_name_lists(text: str, found: list[Span]) -> list[Span]:
         at, after_name = queue.pop()
         j = at
         if after_name:
-            sep = re.match(r"[ \t\u3000]*[、，,和及与/／][ \t\u3000]*|[ \t\u3000]+", text[at:])
+            # Past a bracket after the name (程曦（神经外科）、莫文静).
+            sep = re.match(r"(?:[（(][^）)\n]{1,10}[）)])?(?:[ \t\u3000]*[、，,和及与/／][ \t\u3000]*|[ \t\u3000]+)", text[at:])
             if sep is None:
                 continue
             j = at + sep.end()
@@ -137,9 +131,14 @@ def _zh_name_lists(text: str, found: list[Span]) -> list[Span]:
         while k < len(text) and k - j - sl < 2 and "\u4e00" <= text[k] <= "\u9fa5" and \
                 text[k] not in lexicon.ZH_AFTER_NAME_CHARS:
             k += 1
-        if k - j - sl < 1 or (k < len(text) and not re.match(r"[\s，,。、；;：:）)]", text[k])):
+        if k - j - sl < 1 or (k < len(text) and not re.match(r"[\s，,。、；;：:）)（(]", text[k])):
             continue
         if _not_a_name(text, j, k, sl, strong=after_name):
+            continue
+        # After a name and only spaces, a table's next cell may be a word (陈馨　全麻　…): inside a row, a name is no
+        # dictionary word (the last name of a line of signers may be one: 护士签名：于志刚  方志).
+        if after_name and not re.search(r"[、，,和及与/／]", text[at:j]) and re.match(r"[ \t]*[^\s]", text[k:]) and \
+                (_looks_like_word(text[j:k]) or text[j:k] in lexicon.ZH_CLINICAL_NOT_NAMES):
             continue
         out.append(Span(j, k, NAME, 0.8, "zh-name-list"))
         queue.append((k, True))
@@ -159,6 +158,9 @@ def zh_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
         start = m.start("v")
         pos = start  # a rejected candidate may hold the next cue (由哥哥郭凤): search on from its start
         sl = 2 if text[start:start + 2] in compound else 1
+        # A second cue word, not a name, after the first (家属：母亲韦春花, 孙女聂小雨): search on from it.
+        if any(len(w) >= 2 and text.startswith(w, start) for w in lexicon.ZH_NAME_BEFORE):
+            continue
         end = _given_length(text, start, sl, m.end("v"))
         cue = text[m.start():start]
         word = re.sub(r"[\s:：_]", "", cue)
@@ -169,6 +171,7 @@ def zh_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
         if not _not_a_name(text, start, end, sl, strong):
             found.append(Span(start, end, NAME, 0.85, "zh-name-cue"))
             pos = end
+    found += zh_name_forms(text)
     found += more_zh_names(text, found)
     found += _zh_name_lists(text, found)
     for m in titled.finditer(text):
@@ -274,7 +277,7 @@ def _more_regexes() -> dict[str, re.Pattern[str]]:
         "surname-alone": re.compile(rf"(?:{cue}){_GAP}*[:：]?{_GAP}*(?P<v>[{names_single}]){end}", re.M),
         # A name spaced out by OCR after its cue (患者   闫  军, 姓 名:沈 芳).
         "spaced": re.compile(rf"(?:{cue}){_GAP}*[:：]?{_GAP}*(?P<v>{surname}(?:{_GAP}{{1,3}}{_CJK1}){{1,2}})"
-                             rf"(?={_GAP}{{2,}}|{_GAP}*(?:$|[，,。；;]))", re.M),
+                             rf"(?={_GAP}{{2,}}|{_GAP}*(?:$|[，,。；;])|{_GAP}+{_CJK1}{{1,6}}[:：])", re.M),
         # A name before its sex and age (鲍某某，男，50岁; 【基本信息】某某｜男｜81岁; Sophie Martin  女  33y).
         "sex-age": re.compile(rf"(?:^|(?<=[\s，,。；;：:、（(）)】\]|｜]))(?P<v>{_CJK1}{{2,4}}|{_LATIN_NAME})(?={_SEX_AGE})",
                               re.M),
@@ -307,7 +310,8 @@ def more_zh_names(text: str, found: list[Span]) -> list[Span]:
             if name == "nickname" and not m.group("cue") and (_jieba_words().get(value, 0) > 0 or
                                                                not _PERSON_CONTEXT.match(text, e)):
                 continue
-            if name == "latin" and value.lower() in lexicon.EN_NOT_NAMES:
+            # Not the English half of a bilingual label (医生 Doctor：, 姓名 Name：).
+            if name == "latin" and (value.lower() in lexicon.EN_NOT_NAMES or re.match(r"[ \t]*[:：]", text[e:e + 3])):
                 continue
             out.append(Span(s, e, NAME, 0.8, f"zh-name-{name}"))
     out += _aliases(text, [*found, *out])

@@ -1,0 +1,176 @@
+"""Chinese person names that the cue and title searches of zh_names.py do not reach: a name after any role
+label (入院登记员：…, 编码员 …, 医生（…，), whatever its surname (a rare one, or none: 热娜古丽,
+扎西次仁); a name with a middle dot (阿依古丽·买买提, 爱新觉罗·恒); a name alone in a table cell or after
+a signature dash (…　陈馨　邵咏峰　全麻, —凤霞); a name after a department (请胰腺外科…会诊,
+通知儿科…医生)."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from climedbench.deid import lexicon
+from climedbench.deid.detectors import Span
+from climedbench.deid.patterns import NAME
+
+_CJK = "\u4e00-\u9fa5"
+_DOT = "·•・‧"
+_BOUNDARY = (r"(?=[ \t\n，,。；;、/／（()）：:]|$"
+             r"|本人|同志|先生|女士|等人|参加|陪同|来电|签字)")
+# A field starts at a line's start or after a separator
+# (参加人员：医生 孔令辉、护士长 薛冬梅；家属 褚国梁).
+_FIELD_START = r"(?:^|(?<=[ \t，,。；;：:、（(）)】\]|｜]))"
+# Roles a label ends with (入院登记员, 配血者, 被保险人, 测评师, 主检医生, 责任护士, 护士长).
+_ROLE_END = "(?:者|人|员|师|医生|医师|护士|护师|主任|大夫|专家|护士长|家长|监护人)"
+# Values after a label that are not a person (本人, 不详, 自行来院, 同上).
+_NOT_PERSON_START = ("本人", "不详", "暂无", "未", "无", "同上", "见", "详见", "自行", "患者",
+                     "家属", "医生", "护士", "签字", "签名", "日期", "时间", "电话", "联系", "已",
+                     "均", "由", "经", "为", "在")
+_TITLES = "医生|医师|主任|大夫|教授|护士长|老师|会诊"
+_NOT_PERSON_END = (*"科室院所部组局处队区市省县镇村路号床病症炎术药片液剂素酸类型期级",
+                   *"性情况项位例人者员师家方侧度次天年月", "中心")
+
+
+@cache
+def _regexes() -> dict[str, re.Pattern[str]]:
+    latin = r"(?:[A-Za-z][A-Za-z .]{1,20}?(?=[ \t]*[:：]))?"  # the English half of a label (姓名 Name：)
+    colon_only = [rf"{re.escape(w)}(?=[ \t]*{latin}[ \t]*[:：])" for w in lexicon.ZH_NAME_BEFORE_COLON]
+    cues = "|".join([*sorted(map(re.escape, lexicon.ZH_NAME_BEFORE), key=len, reverse=True), *colon_only])
+    single, compound = lexicon.zh_surnames()
+    surname = "(?:" + "|".join(sorted(compound, key=len, reverse=True)) + "|[" + \
+        "".join(sorted(single - lexicon.FUNCTION_SURNAMES)) + "])"
+    value = rf"(?P<v>[{_CJK}]{{2,4}}(?:[{_DOT}][{_CJK}]{{1,6}}){{0,2}})"
+    return {
+        # A label (a role or a cue word) then a colon, a space or a bracket, then the name alone in its field.
+        "role": re.compile(rf"{_FIELD_START}(?P<cue>[{_CJK}]{{0,6}}?{_ROLE_END}|{cues})[ \t]*{latin}"
+                           rf"(?P<sep>[:：][ \t]*|[ \t]+|[（(]){value}{_BOUNDARY}", re.M),
+        # A name with a middle dot, up to five characters each side.
+        "dot": re.compile(rf"(?P<v>[{_CJK}]{{1,8}}[{_DOT}][{_CJK}]{{1,6}}(?:[{_DOT}][{_CJK}]{{1,6}})?)"),
+        # A cell of a table or a list written with spaces (after normalisation the ideographic space is one too).
+        "cell": re.compile(rf"(?:^|(?<=[ \t]))(?P<v>{surname}[{_CJK}]{{1,2}})(?=[ \t]|$)", re.M),
+        # A signature after a dash at a line's end (—凤霞).
+        "dash": re.compile(rf"[—–]{{1,2}}[ \t]*(?P<v>[{_CJK}]{{2,3}})[ \t]*$", re.M),
+        # A name right after a department, before a title, a consultation or a separator (胸外科…主任, 放疗科…、).
+        "department": re.compile(rf"(?<=[科室])(?P<v>{surname}[{_CJK}]{{1,2}}?)"
+                                 rf"(?P<after>{_TITLES}|[、，,（()）；;]|[ \t]|$)", re.M),
+    }
+
+
+@cache
+def jieba_words() -> dict[str, int]:
+    """jieba's dictionary: word → frequency."""
+    import logging
+
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    jieba.initialize()
+    freq: dict[str, int] = jieba.dt.FREQ
+    return freq
+
+
+def _words() -> dict[str, int]:
+    return jieba_words()
+
+
+def _ordinary_words(value: str) -> bool:
+    """The value reads as ordinary words: jieba cuts it into dictionary words of two characters or more, none of them
+    tagged a proper noun (自行就诊, 巡视病房; not 孔令辉, 热娜古丽)."""
+    import jieba.posseg as pseg
+
+    freq = _words()
+    toks = pseg.lcut(value)
+    return all(len(t.word) >= 2 and freq.get(t.word, 0) > 0 and not t.flag.startswith(("nr", "ns", "nt", "nz"))
+               for t in toks)
+
+
+def _person_tagged(value: str) -> bool:
+    """jieba's tagger reads the value's first word as a person's (陆晓峰, 邵|咏峰, 凤霞; not 高|危, 全麻)."""
+    import jieba.posseg as pseg
+
+    toks = pseg.lcut(value)
+    return bool(toks) and toks[0].flag.startswith("nr")
+
+
+def _plausible(value: str) -> bool:
+    bare = re.sub(f"[{_DOT}]", "", value)
+    return not (value.startswith(_NOT_PERSON_START) or value.endswith(_NOT_PERSON_END) or
+                re.match("[一二三四五六七八九十百两零〇]{2}", value) or
+                bare in lexicon.ZH_CLINICAL_NOT_NAMES or _ordinary_words(bare) or
+                any(bare.endswith(m) for m in ("综合征", "蛋白", "评分", "试验")))
+
+
+def _surname_first(value: str) -> bool:
+    single, compound = lexicon.zh_surnames()
+    return value[:2] in compound or (value[0] in single and value[0] not in lexicon.FUNCTION_SURNAMES)
+
+
+def _strip_cue(text: str, start: int, end: int) -> int:
+    """Where a dotted name starts once a cue glued before it is dropped (患者丈夫买买提江·吐尔逊)."""
+    left = text[start:end]
+    best = 0
+    for w in (*lexicon.ZH_NAME_BEFORE, *lexicon.ZH_NAME_AFTER):
+        i = left.rfind(w)
+        if i >= 0 and i + len(w) < len(left):
+            best = max(best, i + len(w))
+    best = max(best, len(left) - 6)
+    while best < len(left) - 1 and left[best] in "和与及、请给由向叫是为的":
+        best += 1
+    return start + best
+
+
+def _name_end(text: str, start: int, end: int) -> int:
+    """Where the part after a middle dot ends: before what follows names (陪同, 要求, 因, 的, a title)."""
+    for i in range(start + 1, end):
+        if text.startswith(_AFTER_DOTTED, i):
+            return i
+    return end
+
+
+# Words after a transliterated name, never inside one (阿依古丽·买买提 is a name; 都, 提, 丽 are its parts).
+_AFTER_DOTTED = (*lexicon.ZH_NAME_AFTER, "陪同", "陪护", "要求", "来", "诉", "称", "说", "表示", "签",
+                 "同意", "拒绝", "等", "及", "和", "与", "的", "因", "于", "在", "为", "是", "入院",
+                 "出院", "就诊", "患", "女士", "先生", "男", "女", "今", "昨", "现", "已", "前", "后",
+                 "之", "询问", "电话", "办理", "本人")
+
+
+def zh_name_forms(text: str) -> list[Span]:
+    out: list[Span] = []
+    rx = _regexes()
+    for m in rx["role"].finditer(text):
+        s, e = m.span("v")
+        value = m.group("v")
+        bracket = m.group("sep").strip() in ("（", "(")
+        if bracket and not re.match(r"[，,）)]", text[e:e + 1]):
+            continue
+        # After a space or a bracket (no colon), the value starts with a surname (护士 巡视, 患者 神志清 are not names).
+        if not m.group("sep").strip().startswith((":", "：")) and not _surname_first(value):
+            continue
+        if _plausible(value) and not (len(value) == 4 and not bracket and _words().get(value[:2], 0) > 0 and
+                                      _words().get(value[2:], 0) > 0):
+            out.append(Span(s, e, NAME, 0.8, "zh-name-role"))
+    for m in rx["dot"].finditer(text):
+        s, e = m.span("v")
+        dot = next(i for i in range(s, e) if text[i] in _DOT)
+        s = _strip_cue(text, s, dot)
+        e = _name_end(text, dot + 1, e)
+        if text.startswith(("综合征", "病", "氏", "菌", "反应"), e) or s == dot:
+            continue
+        out.append(Span(s, e, NAME, 0.8, "zh-name-dot"))
+    for m in rx["cell"].finditer(text):
+        s, e = m.span("v")
+        line_start = text.rfind("\n", 0, s) + 1
+        line_end = text.find("\n", e) % (len(text) + 1)
+        # A cell: another field on the same line (a table row, a list of signers), not a lone word.
+        if not text[line_start:line_end].strip().replace(text[s:e], "", 1).strip():
+            continue
+        if _plausible(text[s:e]) and _words().get(text[s:e], 0) == 0 and _person_tagged(text[s:e]):
+            out.append(Span(s, e, NAME, 0.75, "zh-name-cell"))
+    for m in rx["dash"].finditer(text):
+        if _plausible(m.group("v")) and _words().get(m.group("v"), 0) == 0 and _person_tagged(m.group("v")):
+            out.append(Span(*m.span("v"), NAME, 0.75, "zh-name-dash"))
+    for m in rx["department"].finditer(text):
+        titled = re.fullmatch(_TITLES, m.group("after")) is not None
+        if titled or (_plausible(m.group("v")) and _words().get(m.group("v"), 0) == 0):
+            out.append(Span(*m.span("v"), NAME, 0.75, "zh-name-department"))
+    return out
