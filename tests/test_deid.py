@@ -265,3 +265,9 @@ def test_a_shifted_date_pads_its_numbers_as_the_original_does(text, days):
             assert len(a) == len(b), (text, shifted)  # the same width, leading zero kept
         elif len(b) <= 2:
             assert not a.startswith("0"), (text, shifted)  # no zero the original would not write
+
+
+def test_a_chinese_date_with_two_digit_fields_is_not_padded_when_it_moves_to_one_digit():
+    """12月31日 says nothing about padding; Chinese dates are usually written without it (2023年1月10日)."""
+    assert re.fullmatch(r"2023年1月\d+日", shift_date("2022年12月31日", 10) or "")
+    assert re.fullmatch(r"2023/01/\d+", shift_date("2022/12/31", 10) or "")

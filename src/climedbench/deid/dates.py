@@ -39,12 +39,13 @@ def _pad(value: int, like: str, padded: bool) -> str:
     return f"{value:0{len(like)}d}" if padded and len(like) > 1 else str(value)
 
 
-def _pads(fields: list[str]) -> bool:
+def _pads(fields: list[str], usual: bool) -> bool:
     """Whether a date pads its day and month: one written with a leading zero says yes, a one-digit one says no;
-    two-digit values alone (12/11/2024) keep their width."""
+    two-digit values alone (12/11/2024, 12月31日) say nothing, and the form's usual way holds (`usual`: numbers
+    between separators are usually padded, Chinese 年月日 dates usually not)."""
     if any(f.startswith("0") for f in fields):
         return True
-    return not any(len(f) == 1 for f in fields)
+    return False if any(len(f) == 1 for f in fields) else usual
 
 
 def _year(value: int, like: str) -> str:
@@ -134,7 +135,7 @@ def shift_date(text: str, days: int) -> str | None:
             continue
         if not g.get("d"):  # month precision: move the month the same way the first of the month moves
             ny, nm, nd = _shift(year, month, 15, days)
-        padded = _pads([g[n] for n in ("m", "d") if g.get(n)])
+        padded = _pads([g[n] for n in ("m", "d") if g.get(n)], usual="月" not in text)
         out = []
         for name in form.groupindex:
             value = g.get(name)

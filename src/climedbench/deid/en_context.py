@@ -36,9 +36,12 @@ TITLE = re.compile(r"(?:(?:Dr|Mr|Mrs|Ms|Miss|Mx|Prof|Rev|Sgt|Ofc|Capt|Lt|Det|Cpl
 _TITLE_BEFORE = re.compile(r"(?<![A-Za-z])(?:(?:Dr|Mr|Mrs|Ms|Miss|Mx|Prof|Rev|Sgt|Ofc|Capt|Lt|Det|Cpl|Fr)\.?|"
                            r"Baby[ \t]+(?:Boy|Girl))[ \t]{1,2}$")
 # A clock time written right after a date (18:47, 10:52 PM, 08:19:44 -0600, T08:14:22Z, a 24-hour 0915).
+_ZONE = r"(?:Z|[ \t]?[+-](?:0\d|1[0-4]):?[0-5]\d(?!\d)|[ \t](?:UTC|GMT|[ECMP][SD]T)\b)"
 TIME_AFTER = re.compile(r"(?:[ \t]{1,3}|T)(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d+)?)?(?:[ \t]?[AaPp]\.?[Mm]\.?)?"
-                        r"(?:Z|[ \t]?[+-](?:0\d|1[0-4]):?[0-5]\d(?!\d)|[ \t](?:UTC|GMT|[ECMP][SD]T)\b)?"
+                        rf"{_ZONE}?"
                         r"|[ \t]{1,3}(?:[01]\d|2[0-3])[0-5]\d(?![\d:/.-])")
+# A time zone right after a date whose time another step already joined to it (…14:03:55 -0500).
+ZONE_AFTER = re.compile(rf"(?<=\d){_ZONE}")
 
 _CAP = r"(?:(?:Mc|Mac|O')[A-Z][a-z]+|[A-Z][a-z]?[A-Z][a-z]{2,}|[A-Z][a-zà-öø-ÿ]+(?:[-'][A-Z]?[a-zà-öø-ÿ]+)*)"
 _PARTICLE = r"(?:del|de|la|las|los|van|von|der|den|da|di|dos|du|le|bin|ibn|al|el|ter)"
@@ -416,6 +419,8 @@ def extend(text: str, spans: list[Span]) -> list[Span]:
         elif s.entity == DATE:
             m = TIME_AFTER.match(text, end)
             end = m.end() if m else end
+            zone = ZONE_AFTER.match(text, end) if re.search(r"\d:[0-5]\d$", text[start:end]) else None
+            end = zone.end() if zone else end
         elif s.entity == ADDRESS:
             while end < len(text) and text[end].isascii() and text[end].isalpha() and text[end - 1].isalpha():  # Ste
                 end += 1

@@ -82,7 +82,7 @@ class Replacer:
         if entity == "NAME" and (title := en_context.TITLE.match(value)) is not None and title.end() < len(value):
             return title.group() + self.replace(entity, value[title.end():], patient, language)
         if entity == "DATE" and (time := en_context.TIME_AFTER.search(value)) is not None and time.start() > 0 and \
-                time.end() == len(value) and shift_date(value, 0) is None:
+                time.end() == len(value) and (self.mode == "mask" or shift_date(value, 0) is None):
             return self.replace(entity, value[:time.start()], patient, language) + time.group()
         if self.mode == "mask":
             return f"[{entity}]"
