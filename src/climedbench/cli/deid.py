@@ -75,7 +75,7 @@ def deid(
                           "pip install -r requirements-deid.txt (or 'climedbench[deid]')")
     from climedbench.deid.engine import load_config
     from climedbench.deid.notes import Options
-    from climedbench.deid.pipeline import DeidRun
+    from climedbench.deid.pipeline import DeidRun, hide_unused_modules
     from climedbench.deid.surrogates import load_or_create_salt
 
     if lang not in ("zh", "en", "auto"):
@@ -117,6 +117,8 @@ def deid(
     if demo and not keep_column:
         opts.keep_columns = ("kind",)
     out_dir.mkdir(parents=True, exist_ok=True)
+    if model_pass is None:  # this process only de-identifies from here on (with --model it may need torch)
+        hide_unused_modules()
     run = DeidRun(source, out_dir, salt, mode=mode, language=lang, config=load_config(config),  # type: ignore[arg-type]
                   options=opts, review=review, workers=workers or (os.cpu_count() or 1), ner=ner,
                   model=model_pass)

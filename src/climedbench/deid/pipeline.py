@@ -285,14 +285,18 @@ def _gather(answered: Any, progress: Any) -> list[Any]:
 _UNUSED_IN_WORKERS = ("torch", "transformers")
 
 
-def _init_pool_worker(config: DeidConfig, salt: bytes, mode: Mode, ner: bool, language: str) -> None:
-    """A worker process's start: as `_init_worker`, without the modules it never uses (an import of them raises
-    ImportError, which Presidio and thinc take as "not installed"). Only in a worker: the caller's process may need
-    them."""
+def hide_unused_modules() -> None:
+    """For a process that only de-identifies (a worker, the command's own process without --model): an import of
+    the modules it never uses raises ImportError from now on, which Presidio and thinc take as "not installed";
+    nothing if they were imported already."""
     import sys
 
     for name in _UNUSED_IN_WORKERS:
         sys.modules.setdefault(name, None)  # type: ignore[arg-type]
+
+
+def _init_pool_worker(config: DeidConfig, salt: bytes, mode: Mode, ner: bool, language: str) -> None:
+    hide_unused_modules()
     _init_worker(config, salt, mode, ner, language)
 
 
