@@ -40,7 +40,8 @@ def deid(
                                                 "hashes).")] = False,
     encoding: Annotated[str, typer.Option(help="utf-8 or gb18030.")] = "utf-8",
     review: Annotated[bool, typer.Option(help="Also write deid_review.html for the reviewer's sign-off.")] = False,
-    workers: Annotated[int, typer.Option(min=0, help="Processes (0: the number of cores).")] = 0,
+    workers: Annotated[int, typer.Option(min=0, help="Processes (0: the number of cores); the output is the same "
+                                                    "for any number.")] = 0,
     ner: Annotated[bool, typer.Option(help="Also take English person names from spaCy's statistical NER (slower; "
                                            "--no-ner: the rule detectors alone).")] = True,
     model: Annotated[str | None, typer.Option(help="Also ask a language model for PHI (a second detector: its spans "
