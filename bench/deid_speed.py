@@ -1,24 +1,32 @@
-"""Notes per second of `climedbench deid` (no model pass) on generated notes shaped like the bundled demo.
+"""Notes per second of `climedbench deid` (no model pass), in one process and with N worker processes.
 
-    python bench/deid_speed.py [--notes 1000] [--lang zh|en|both]
+    python bench/deid_speed.py [--notes 1000] [--lang zh|en|both] [--workers N] [--corpus FILE.jsonl]
 
-Generates N notes from the demo notes with their identifiers replaced by fresh Faker values (so no two notes are
-the same), runs the same pipeline as the command (analysis, Presidio anonymizer, surrogates) in this process and prints
-notes/s and characters/s after start-up (start-up is printed apart: spaCy and the gazetteers load once).
+Generates N notes from the bundled demo notes with their identifiers replaced by fresh Faker values (so no two notes
+are the same), or takes the notes of an annotated corpus (--corpus: its "text" and "patient"; --lang filters by its
+"lang"), then:
+- one process: the command's analysis and replacement (chunks of notes through `deidentify_many`) in this process,
+  after start-up (spaCy and the gazetteers load once; printed apart);
+- N workers: the command's own process pool (`DeidRun._answer_all`), as a user sees it: the wall time including the
+  workers' start-up, and the rate once the first chunk came back (start-up excluded).
+Each with CPU seconds (for the pool: of all its processes, start-up included): on a shared, loaded machine the wall
+time mostly measures the other jobs, notes per CPU second much less so.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import resource
 import time
 from pathlib import Path
 
 from faker import Faker
 
-from climedbench.deid.engine import Analyzer
-from climedbench.deid.pipeline import deidentify_text
+from climedbench.deid.engine import Analyzer, DeidConfig
+from climedbench.deid.pipeline import MAX_CHUNK, DeidRun, deidentify_many
 from climedbench.deid.surrogates import Replacer
 
 DEMO = Path(__file__).resolve().parents[1] / "src" / "climedbench" / "deid" / "demo"
@@ -41,46 +49,64 @@ def notes(n: int, lang: str) -> list[str]:
     return out
 
 
+def corpus_notes(path: Path, lang: str) -> list[tuple[str, str]]:
+    rows = [json.loads(x) for x in path.read_text("utf-8").splitlines() if x.strip()]
+    return [(r["text"], str(r.get("patient", r["id"]))) for r in rows if lang == "both" or r.get("lang") == lang]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--notes", type=int, default=1000)
+    ap.add_argument("--notes", type=int, default=1000, help="Generated notes (without --corpus).")
     ap.add_argument("--lang", choices=["zh", "en", "both"], default="both")
+    ap.add_argument("--corpus", type=Path, help="Time the notes of this annotated corpus instead.")
     ap.add_argument("--no-ner", action="store_true", help="Without spaCy's statistical NER (English names from rules).")
-    ap.add_argument("--workers", type=int, default=1, help="Processes, as `climedbench deid --workers`.")
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                    help="Processes for the second measurement, as `climedbench deid --workers` (default: the cores; "
+                         "1: only the one-process measurement).")
     a = ap.parse_args()
-    texts = notes(a.notes, a.lang)
+    work = corpus_notes(a.corpus, a.lang) if a.corpus else [(t, f"p{i % 50}") for i, t in
+                                                             enumerate(notes(a.notes, a.lang))]
+    what = f"{len(work)} notes ({a.corpus.name if a.corpus else 'generated'}, {a.lang}, mean " \
+           f"{sum(len(t) for t, _ in work) / len(work):.0f} chars)"
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; {what}")
+    _one_process(work, a.no_ner)
     if a.workers > 1:
-        return _pool(texts, a)
+        _pool(work, a.workers, a.no_ner)
+
+
+def _one_process(work: list[tuple[str, str]], no_ner: bool) -> None:
     t0 = time.perf_counter()
-    analyzer = Analyzer(ner=not a.no_ner)
+    analyzer = Analyzer(ner=not no_ner)
     replacer = Replacer(bytes(32))
-    deidentify_text(texts[0], "warm-up", analyzer, replacer)
+    deidentify_many([(work[0][0], "warm-up", ())], analyzer, replacer)
     startup = time.perf_counter() - t0
+    items = [(t, p, ()) for t, p in work]
     t1, c1 = time.perf_counter(), time.process_time()
-    chars = 0
-    for i, t in enumerate(texts):
-        deidentify_text(t, f"p{i % 50}", analyzer, replacer)
-        chars += len(t)
+    answers = []
+    for i in range(0, len(items), MAX_CHUNK):
+        answers += deidentify_many(items[i:i + MAX_CHUNK], analyzer, replacer)
     dt, cpu = time.perf_counter() - t1, time.process_time() - c1
-    mean = chars / len(texts)
-    # CPU seconds as well as wall seconds: on a shared, loaded machine the wall time mostly measures the others.
-    print(f"start-up {startup:.1f} s; {len(texts)} notes ({a.lang}, mean {mean:.0f} chars) in {dt:.1f} s: "
-          f"{len(texts) / dt:.0f} notes/s, {chars / dt / 1000:.0f} k chars/s (one process); "
-          f"{cpu:.1f} CPU s: {len(texts) / cpu:.0f} notes per CPU second")
-
-
-def _pool(texts: list[str], a: argparse.Namespace) -> None:
-    """The command's own process pool (DeidRun._answer_all): start-up included, as a user sees it."""
-    from climedbench.deid.engine import DeidConfig
-    from climedbench.deid.pipeline import DeidRun
-
-    run = DeidRun(Path("."), Path("."), bytes(32), workers=a.workers, ner=not a.no_ner, config=DeidConfig())
-    t0 = time.perf_counter()
-    answers = run._answer_all([(t, f"p{i % 50}") for i, t in enumerate(texts)], None)
-    dt = time.perf_counter() - t0
     bad = sum(isinstance(x, str) for x in answers)
-    print(f"{len(texts)} notes ({a.lang}) with {a.workers} processes in {dt:.1f} s including start-up: "
-          f"{len(texts) / dt:.0f} notes/s ({bad} withheld)")
+    print(f"1 process: start-up {startup:.1f} s; {len(work)} notes in {dt:.1f} s: {len(work) / dt:.0f} notes/s, "
+          f"{cpu:.1f} CPU s: {len(work) / cpu:.0f} notes per CPU second ({bad} withheld)")
+
+
+def _pool(work: list[tuple[str, str]], workers: int, no_ner: bool) -> None:
+    run = DeidRun(Path("."), Path("."), bytes(32), workers=workers, ner=not no_ner, config=DeidConfig())
+    first: list[tuple[float, int]] = []
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    answers = run._answer_all([(t, p, ()) for t, p in work], lambda n: first or first.append((time.perf_counter(), n)))
+    dt = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    bad = sum(isinstance(x, str) for x in answers)
+    t_first, n_first = first[0]
+    steady = (len(work) - n_first) / (t0 + dt - t_first) if len(work) > n_first else float("nan")
+    print(f"{workers} workers: {len(work)} notes in {dt:.1f} s including start-up: {len(work) / dt:.0f} notes/s; "
+          f"after the first chunk ({n_first} notes, {t_first - t0:.1f} s): {steady:.0f} notes/s; "
+          f"{cpu:.1f} CPU s in the workers (start-up included): {len(work) / cpu:.0f} notes per CPU second "
+          f"({bad} withheld)")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from faker import Faker
 
-from climedbench.deid import patterns
+from climedbench.deid import engine, patterns
 from climedbench.deid.dates import shift_date
 from climedbench.deid.engine import Analyzer, load_config
 from climedbench.deid.pipeline import DeidRun, deidentify_text, require_deidentified
@@ -131,14 +131,14 @@ def test_a_note_that_fails_is_withheld_not_passed_through(tmp_path, monkeypatch)
     notes.mkdir()
     rows = [{"id": "a", "text": "患者张三，电话13812345678。"}, {"id": "b", "text": "患者李四，电话13912345678。"}]
     (notes / "export.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
-    real = Analyzer.analyze
+    real = engine._names
 
-    def failing(self, text, language="auto"):  # a detector that raises on one note (a test double of a bug)
+    def failing(text, artifacts, cfg):  # a detector that raises on one note (a test double of a bug)
         if "李四" in text:
             raise RuntimeError(f"boom on {text}")
-        return real(self, text, language)
+        return real(text, artifacts, cfg)
 
-    monkeypatch.setattr(Analyzer, "analyze", failing)
+    monkeypatch.setattr(engine, "_names", failing)
     out = tmp_path / "out"
     report = DeidRun(notes, out, SALT).run()
     written = (out / "export.jsonl").read_text("utf-8")

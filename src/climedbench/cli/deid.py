@@ -40,7 +40,8 @@ def deid(
                                                 "hashes).")] = False,
     encoding: Annotated[str, typer.Option(help="utf-8 or gb18030.")] = "utf-8",
     review: Annotated[bool, typer.Option(help="Also write deid_review.html for the reviewer's sign-off.")] = False,
-    workers: Annotated[int, typer.Option(min=0, help="Processes (0: the number of cores).")] = 0,
+    workers: Annotated[int, typer.Option(min=0, help="Processes (0: the number of cores); the output is the same "
+                                                    "for any number.")] = 0,
     ner: Annotated[bool, typer.Option(help="Also take English person names from spaCy's statistical NER (slower; "
                                            "--no-ner: the rule detectors alone).")] = True,
     model: Annotated[str | None, typer.Option(help="Also ask a language model for PHI (a second detector: its spans "
@@ -75,7 +76,7 @@ def deid(
                           "pip install -r requirements-deid.txt (or 'climedbench[deid]')")
     from climedbench.deid.engine import load_config
     from climedbench.deid.notes import Options
-    from climedbench.deid.pipeline import DeidRun
+    from climedbench.deid.pipeline import DeidRun, hide_unused_modules
     from climedbench.deid.surrogates import load_or_create_salt
 
     if lang not in ("zh", "en", "auto"):
@@ -117,6 +118,8 @@ def deid(
     if demo and not keep_column:
         opts.keep_columns = ("kind",)
     out_dir.mkdir(parents=True, exist_ok=True)
+    if model_pass is None:  # this process only de-identifies from here on (with --model it may need torch)
+        hide_unused_modules()
     run = DeidRun(source, out_dir, salt, mode=mode, language=lang, config=load_config(config),  # type: ignore[arg-type]
                   options=opts, review=review, workers=workers or (os.cpu_count() or 1), ner=ner,
                   model=model_pass)

@@ -32,6 +32,8 @@ REVIEW = "deid_review.html"
 # many replacements for its length (a table of names, a pasted contact list).
 LOW_CONFIDENCE = 0.75
 DENSE_PER_1000_CHARS = 25.0
+# Notes a worker analyses at once, at most (spaCy takes them in batches of engine.SPACY_BATCH).
+MAX_CHUNK = 64
 
 
 @dataclass
@@ -55,11 +57,38 @@ def deidentify_text(text: str, patient: str, analyzer: Analyzer, replacer: Repla
                     extra: Sequence[Span] = ()) -> tuple[str, str, list[Span], list[tuple[int, int, str, str]]]:
     """(de-identified text, language, spans found in the input, replaced spans in the output). `extra`: spans another
     detector (the model pass) found, united with the rules' spans."""
+    lang = detect_language(text) if language == "auto" else language
+    return _replace(text, lang, analyzer.analyze(text, lang), patient, replacer, extra)
+
+
+def deidentify_many(items: Sequence[tuple[str, str, Any]], analyzer: Analyzer, replacer: Replacer,
+                    language: str = "auto") -> list[Any]:
+    """`deidentify_text` of each (text, patient, extra) in order, analysed together (`Analyzer.analyze_batch`);
+    fail closed: a note whose analysis or replacement raises gets the error's type name instead, and so does a note
+    whose `extra` is one already (its model pass failed). When the batch's analysis raises, the notes are analysed
+    one by one, so only the note that fails is withheld."""
+    todo = [i for i, (_, _, extra) in enumerate(items) if not isinstance(extra, str)]
+    answers: list[Any] = [extra if isinstance(extra, str) else None for _, _, extra in items]
+    langs = [detect_language(items[i][0]) if language == "auto" else language for i in todo]
+    try:
+        found: list[Any] = analyzer.analyze_batch([items[i][0] for i in todo], langs)
+    except Exception:
+        found = [None] * len(todo)
+    for i, lang, spans in zip(todo, langs, found, strict=True):
+        text, patient, extra = items[i]
+        try:
+            spans = analyzer.analyze(text, lang) if spans is None else spans
+            answers[i] = _replace(text, lang, spans, patient, replacer, extra)
+        except Exception as e:  # the caller withholds the note; the message could quote the note, so only the type
+            answers[i] = type(e).__name__
+    return answers
+
+
+def _replace(text: str, lang: str, spans: list[Span], patient: str, replacer: Replacer,
+             extra: Sequence[Span]) -> tuple[str, str, list[Span], list[tuple[int, int, str, str]]]:
     from presidio_analyzer import RecognizerResult
     from presidio_anonymizer.entities import OperatorConfig
 
-    lang = detect_language(text) if language == "auto" else language
-    spans = analyzer.analyze(text, lang)
     if extra:
         spans = merge(spans + list(extra))
     if not spans:
@@ -115,9 +144,12 @@ class DeidRun:
             work += [(note.text, note.patient, ()) for _, _, note in iter_notes(records)]
         if self.model is not None:
             work = self._model_pass(work)
-        answers = self._answer_all(work, progress)
+        # File names can hold names too (张三_入院记录.txt): their stems go through the same detectors, in the same
+        # workers, after the notes.
+        stems = list(dict.fromkeys(_stem(part)[0] for rel, _, _ in loaded for part in Path(rel).parts))
+        answers = self._answer_all(work + [(stem, stem, ()) for stem in stems], progress)
+        names = {stem: _name_answer(answer) for stem, answer in zip(stems, answers[len(work):], strict=True)}
         replacer = Replacer(self.salt, self.mode)
-        analyzer = None
         results: list[NoteResult] = []
         withheld: list[dict[str, str]] = []
         written, k = 0, 0
@@ -144,9 +176,7 @@ class DeidRun:
             else:
                 for record in kept:
                     record.fields = self._keep_fields(record, replacer)
-            if analyzer is None:
-                analyzer = Analyzer(self.config, ner=self.ner)
-            out_rel = self._output_name(rel, analyzer, replacer)
+            out_rel = _output_name(rel, names)
             write_file(self.out / out_rel, kind, kept, list(kept[0].fields) if kind != "note" else [])
             written += 1
         report = self._report(results, withheld, replacer, time.perf_counter() - started, len(files), written)
@@ -174,26 +204,22 @@ class DeidRun:
 
     def _answer_all(self, work: list[tuple[str, str, Any]], progress: Any) -> list[Any]:
         """Each note's (text, language, spans, replaced), or the name of the error that withheld it; in order.
-        With several workers the notes are spread over processes, each with its own analyzer."""
+        The notes go in chunks (analysed together, see `deidentify_many`); with several workers the chunks are
+        spread over processes, each with its own analyzer, and come back in order. Every surrogate is a keyed hash
+        of the value (and the patient), never a count of what came before, so the output is the same byte for byte
+        whatever the number of workers or the size of the chunks."""
         setup = (self.config, self.salt, self.mode, self.ner, self.language)
-        if self.workers <= 1 or len(work) < 2 * self.workers:
+        workers = 1 if len(work) < 2 * self.workers else self.workers
+        size = max(1, min(MAX_CHUNK, -(-len(work) // (4 * workers))))  # four chunks a worker or more: they even out
+        chunks = [work[i:i + size] for i in range(0, len(work), size)]
+        if workers <= 1:
             _init_worker(*setup)
-            out = []
-            for i, item in enumerate(work, start=1):
-                out.append(_deid_one(item))
-                if progress is not None:
-                    progress(i)
-            return out
+            return _gather(map(_deid_chunk, chunks), progress)
         import multiprocessing
 
         ctx = multiprocessing.get_context("spawn")  # fork would copy a half-initialised spaCy into each worker
-        with ctx.Pool(self.workers, initializer=_init_worker, initargs=setup) as pool:
-            out = []
-            for i, answer in enumerate(pool.imap(_deid_one, work, chunksize=8), start=1):
-                out.append(answer)
-                if progress is not None:
-                    progress(i)
-        return out
+        with ctx.Pool(workers, initializer=_init_pool_worker, initargs=setup) as pool:
+            return _gather(pool.imap(_deid_chunk, chunks), progress)
 
     def _keep_fields(self, record: Record, replacer: Replacer) -> dict[str, object]:
         o = self.options
@@ -209,15 +235,6 @@ class DeidRun:
             if col in raw:
                 fields[col] = raw[col]
         return fields
-
-    def _output_name(self, rel: str, analyzer: Analyzer, replacer: Replacer) -> str:
-        """File names can hold names too (张三_入院记录.txt): they go through the same detectors."""
-        parts = []
-        for part in Path(rel).parts:
-            stem, dot, suffix = part.rpartition(".") if "." in part else (part, "", "")
-            new, _, _, _ = deidentify_text(stem, stem, analyzer, replacer, self.language)
-            parts.append(new.replace("/", "_") + dot + suffix)
-        return str(Path(*parts))
 
     def _report(self, results: list[NoteResult], withheld: list[dict[str, str]], replacer: Replacer,
                 seconds: float, files: int, written: int) -> dict[str, Any]:
@@ -254,14 +271,54 @@ def _init_worker(config: DeidConfig, salt: bytes, mode: Mode, ner: bool, languag
     _WORKER.update(analyzer=Analyzer(config, ner=ner), replacer=Replacer(salt, mode), language=language)
 
 
-def _deid_one(item: tuple[str, str, Any]) -> Any:
-    text, patient, extra = item
-    if isinstance(extra, str):  # the model pass failed on this note: withheld, like any detector's failure
-        return extra
-    try:
-        return deidentify_text(text, patient, _WORKER["analyzer"], _WORKER["replacer"], _WORKER["language"], extra)
-    except Exception as e:  # the caller withholds the note; the message could quote the note, so only the type
-        return type(e).__name__
+def _gather(answered: Any, progress: Any) -> list[Any]:
+    out: list[Any] = []
+    for answers in answered:
+        out += answers
+        if progress is not None:
+            progress(len(out))
+    return out
+
+
+# What a worker never uses but Presidio and spaCy import when it is installed (Presidio's Hugging Face engine imports
+# transformers; thinc imports torch): two thirds of a worker's start-up, 9.2 → 3.8 CPU seconds (docs/DEID.md).
+_UNUSED_IN_WORKERS = ("torch", "transformers")
+
+
+def hide_unused_modules() -> None:
+    """For a process that only de-identifies (a worker, the command's own process without --model): an import of
+    the modules it never uses raises ImportError from now on, which Presidio and thinc take as "not installed";
+    nothing if they were imported already."""
+    import sys
+
+    for name in _UNUSED_IN_WORKERS:
+        sys.modules.setdefault(name, None)  # type: ignore[arg-type]
+
+
+def _init_pool_worker(config: DeidConfig, salt: bytes, mode: Mode, ner: bool, language: str) -> None:
+    hide_unused_modules()
+    _init_worker(config, salt, mode, ner, language)
+
+
+def _deid_chunk(items: list[tuple[str, str, Any]]) -> list[Any]:
+    return deidentify_many(items, _WORKER["analyzer"], _WORKER["replacer"], _WORKER["language"])
+
+
+def _stem(part: str) -> tuple[str, str]:
+    """A file or folder name's stem (what is de-identified) and the rest (its suffix and dot)."""
+    stem, dot, suffix = part.rpartition(".") if "." in part else (part, "", "")
+    return stem, dot + suffix
+
+
+def _name_answer(answer: Any) -> str:
+    if isinstance(answer, str):  # fail closed: a file name that cannot be de-identified stops the run
+        raise RuntimeError(f"a file name could not be de-identified ({answer}); nothing more is written")
+    return str(answer[0])
+
+
+def _output_name(rel: str, names: dict[str, str]) -> str:
+    """The file's path with each part's stem de-identified (`names`: the stems' de-identified forms)."""
+    return str(Path(*(names[_stem(part)[0]].replace("/", "_") + _stem(part)[1] for part in Path(rel).parts)))
 
 
 def require_deidentified(folder: Path, already: bool = False) -> None:

@@ -1,0 +1,104 @@
+"""What makes `climedbench deid` fast must not change what it writes: the faster jieba tagger tags as jieba does,
+notes analysed together get the spans they get one by one, a failing note in a chunk is withheld alone, and the
+output is the same byte for byte whatever the number of workers. (Speed itself: bench/deid_speed.py.)"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jieba.posseg as pseg
+import pytest
+
+from climedbench.deid import engine, jieba_hmm
+from climedbench.deid.engine import Analyzer, detect_language
+from climedbench.deid.pipeline import deidentify_many, deidentify_text
+from climedbench.deid.surrogates import Replacer
+from tests.support.cli import run_cli as cli
+
+SALT = bytes(range(32))
+DEMO = Path(__file__).resolve().parents[1] / "src" / "climedbench" / "deid" / "demo"
+# Notes written for these tests: names with and without cues, words jieba's dictionary lacks (its HMM's work),
+# identifiers, dates, English with person names for spaCy's NER.
+OWN = [
+    "患者钱卫东，男，67岁，因胸闷3天于2024年3月5日入院。家属钱小燕来电询问病情，管床医生蒋文斌查房后交代注意事项。",
+    "术前谈话：由主刀医师欧阳建国向患者之女欧阳琳琳交代手术风险，其表示理解并签字。联系电话13912345678。",
+    "查体：神清，精神可，双肺呼吸音粗，未闻及干湿啰音。予阿奇霉素、甘露醇治疗，肌力低，张力高。住院号ZY20240315。",
+    "肾内科周静会诊：考虑慢性肾病3期，建议低蛋白饮食。复诊请找陈主任，地址：杭州市西湖区文三路88号。",
+    "Mrs. Eleanor Whitfield, 58, was seen by Dr. Marcus Delgado on 04/11/2023 at Lakeshore Medical Center.",
+    "Patient's husband Thomas Okafor called 555-867-5309 about the MRI. Follow-up with Priya Raman, NP in two weeks.",
+    "",
+]
+
+
+def _demo_texts() -> list[str]:
+    return [json.loads(x)["text"] for name in ("notes_zh.jsonl", "notes_en.jsonl")
+            for x in (DEMO / name).read_text("utf-8").splitlines() if x.strip()]
+
+
+@pytest.fixture(scope="module")
+def analyzer() -> Analyzer:
+    return Analyzer()
+
+
+def test_the_faster_tagger_cuts_and_tags_as_jieba_does():
+    texts = OWN + _demo_texts()
+    for text in texts:
+        assert [(p.word, p.flag) for p in jieba_hmm.cut(text)] == [(p.word, p.flag) for p in pseg.cut(text)], text
+    # The HMM really ran: some words came from the Viterbi search, not the dictionary (names jieba pieced together).
+    from climedbench.deid.zh_names import _jieba_words
+
+    pieced = {p.word for t in texts for p in jieba_hmm.cut(t) if p.flag == "nr" and not _jieba_words().get(p.word)}
+    assert "蒋文斌" in pieced  # the example of zh_names_jieba's docstring (蒋文斌主任查房)
+
+
+def test_notes_analysed_together_get_the_spans_they_get_one_by_one(analyzer):
+    texts = OWN + _demo_texts()
+    langs = [detect_language(t) for t in texts]
+    assert set(langs) == {"zh", "en"}
+    together = analyzer.analyze_batch(texts, langs)
+    assert together == [analyzer.analyze(t, lang) for t, lang in zip(texts, langs, strict=True)]
+    assert sum(len(s) for s in together) > 30  # the notes do hold PHI (the comparison is not between empty lists)
+    replacer = Replacer(SALT)
+    items = [(t, f"p{i % 3}", ()) for i, t in enumerate(texts)]
+    assert deidentify_many(items, analyzer, replacer) == [deidentify_text(t, p, analyzer, replacer)
+                                                          for t, p, _ in items]
+
+
+def test_a_note_that_fails_in_a_chunk_is_withheld_alone(analyzer, monkeypatch):
+    real = engine._names
+
+    def failing(text, artifacts, cfg):  # a detector that raises on one note (a test double of a bug)
+        if "欧阳建国" in text:
+            raise RuntimeError(f"boom on {text}")
+        return real(text, artifacts, cfg)
+
+    replacer = Replacer(SALT)
+    expected = [deidentify_text(t, "p", analyzer, replacer) for t in OWN]
+    monkeypatch.setattr(engine, "_names", failing)
+    items = [(t, "p", ()) for t in OWN]
+    items[3] = (OWN[3], "p", "TimeoutError")  # its model pass failed: withheld too, never analysed
+    answers = deidentify_many(items, analyzer, replacer)
+    assert answers[1] == "RuntimeError" and answers[3] == "TimeoutError"
+    assert [a for i, a in enumerate(answers) if i not in (1, 3)] == [e for i, e in enumerate(expected)
+                                                                     if i not in (1, 3)]
+
+
+def test_the_output_is_the_same_byte_for_byte_with_one_or_two_workers(tmp_path):
+    """A real run of the command over the bundled demo notes (with two workers the notes and file names go to two
+    processes, in chunks), with the same salt."""
+    salt = tmp_path / "salt"
+    outs = []
+    for workers in ("1", "2"):
+        out = tmp_path / f"w{workers}"
+        cli("deid", "--demo", "--out", str(out), "--salt-file", str(salt), "--workers", workers, "--json")
+        outs.append(out)
+    files = sorted(p.name for p in outs[0].iterdir())
+    assert files == sorted(p.name for p in outs[1].iterdir()) and "notes_zh.jsonl" in files
+    for name in files:
+        a, b = ((o / name).read_bytes() for o in outs)
+        if name == "deid_report.json":  # the run's duration differs, nothing else
+            a, b = (json.dumps({**json.loads(x), "seconds": None}).encode() for x in (a, b))
+        assert a == b, name
+    zh = (outs[0] / "notes_zh.jsonl").read_text("utf-8")
+    assert "欧阳明华" not in zh and "欧阳明华" in (DEMO / "notes_zh.jsonl").read_text("utf-8")
