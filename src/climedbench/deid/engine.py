@@ -210,7 +210,7 @@ class Analyzer:
     def analyze(self, text: str, language: str = "auto") -> list[Span]:
         lang = detect_language(text) if language == "auto" else language
         norm, where = normalise(text)
-        return self._spans(text, where, self.engine.analyze(text=norm, language=lang, score_threshold=0.5))
+        return self._spans(text, where, self.engine.analyze(text=norm, language=lang, score_threshold=0.5), lang)
 
     def analyze_batch(self, texts: Sequence[str], languages: Sequence[str]) -> list[list[Span]]:
         """`analyze` of many notes (each with its language, zh or en) at once: the English ones go through spaCy
@@ -223,10 +223,10 @@ class Analyzer:
             found = self.batch.analyze_iterator([norms[i][0] for i in idx], lang, batch_size=SPACY_BATCH,
                                                 score_threshold=0.5)
             for i, results in zip(idx, found, strict=True):
-                out[i] = self._spans(texts[i], norms[i][1], results)
+                out[i] = self._spans(texts[i], norms[i][1], results, lang)
         return out
 
-    def _spans(self, text: str, where: list[int], results: list[Any]) -> list[Span]:
+    def _spans(self, text: str, where: list[int], results: list[Any], lang: str) -> list[Span]:
         """Presidio's results on the normalised text as merged spans on the original."""
         spans = []
         for r in results:
