@@ -57,7 +57,7 @@ CLASSES = {
         "Signed 04/09/2025 21:15\nSent: Thursday, January 9, 2025 10:41 PM\nDate: Thu, 9 Jan 2025 14:03:55 -0500\n"
         "2025-01-04T07:22:10Z login from portal. Cr 0.9, K 4.1.\n",
         ["04/09/2025 21:15", "Thursday, January 9, 2025 10:41 PM", "Thu, 9 Jan 2025 14:03:55 -0500",
-         "2025-01-04T07:22:10Z"], ["Cr 0.9", "K 4.1"]),
+         "2025-01-04T07:22:10Z"], ["Cr 0.9", "K 4.1", "login from portal"]),
     "a date without a year: range, 24-hour time, planning word": (
         "Holter (3/14-3/16) showed PACs. Next draw 4/18 0600. Home infusion to start 5/22. Strength 4/5 in the legs.\n",
         ["3/14-3/16", "4/18", "5/22"], ["4/5"]),

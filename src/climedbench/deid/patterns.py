@@ -163,7 +163,9 @@ PATTERNS: tuple[PatternSpec, ...] = (
                 0.9),
     PatternSpec(ACCOUNT_ID, "qq", r"(?<![A-Za-z])QQ(?:号码?)?" + _SEP + r"(?P<v>\d{5,12})", 0.9),
     PatternSpec(ACCOUNT_ID, "handle-cue", r"(?<![A-Za-z])(?:微博|钉钉|支付宝(?:账号)?|twitter|instagram|facebook|linkedin|skype|"
-                r"(?:portal\s+)?user\s?name|login(?:\s+id)?|用户名|账号名)(?:账号|号|id)?" + _SEP +
+                r"(?:portal\s+)?user\s?name|login(?:\s+id)?|用户名|账号名)(?:账号|号|id)?"
+                # after a colon any handle; after a space only one with a digit, _, @ or a dot (not "login from")
+                r"(?:\s*[:：#＃]\s*|\s+(?=@|[A-Za-z0-9_.:-]*[\d_.]))"
                 r"(?P<v>@?[A-Za-z0-9_.:-]*[A-Za-z0-9_])", 0.85),
     # Dates other than the year alone (shifted in surrogate mode; see dates.py for the formats).
     PatternSpec(DATE, "zh-ymd", r"(?<!\d)(?:18|19|20)?\d{2}\s?年\s?\d{1,2}\s?月\s?\d{1,2}\s?[日号]", 0.95),
