@@ -8,6 +8,12 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
+# BLAS on one thread in the tests and the commands they start (set before numpy loads OpenBLAS; a value set by the
+# developer wins). The tests' matrices are small, and a second OpenBLAS thread spins while it waits: on the shared
+# 2-core machine (load 12) tests/irt/test_calibrate.py and tests/cat/test_intervals.py took 32.7 CPU-s and 228 s
+# with it, 9.8 CPU-s and 87 s without (docs/PERFORMANCE.md, "The test suite's time").
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 import pytest
 
 from climedbench.core.suite import Suite, load_suite

@@ -1,6 +1,7 @@
 """Backends against real parts: the in-process llama.cpp model and a real llama.cpp HTTP server."""
 
 import asyncio
+import re
 import shutil
 import subprocess
 import sys
@@ -57,14 +58,23 @@ def test_in_process_generation_is_deterministic_and_has_logprobs(local):
     assert local.fingerprint["engine"].startswith("xllamacpp 20") and local.fingerprint["prefix_cache"] is False
 
 
-def test_token_estimate_is_an_upper_bound_on_real_tokenization(local):
+def test_token_estimate_is_an_upper_bound_on_real_tokenization(model_path):
+    """llama.cpp counts the chat-templated prompt's tokens before it evaluates anything: a copy with the smallest
+    context (256) refuses both prompts with that count ("prompt has N tokens"), the number a chat would report
+    as prompt_tokens (809 for the Chinese prompt, both ways), without 12 CPU-s of evaluating it."""
     from climedbench.limits import estimate_prompt_tokens
 
-    for text in ("患者男，65岁，因“反复胸闷气促3年，加重1周”入院。查体：BP 150/90mmHg。" * 20,
-                 "A 65-year-old man presents with chest pain radiating to the left arm. " * 20):
-        msgs = [{"role": "user", "content": text}]
-        used = asyncio.run(local.chat(msgs, GenParams(max_tokens=1))).prompt_tokens
-        assert used is not None and estimate_prompt_tokens(msgs) >= used
+    counter = LlamaCppBackend(path=model_path, n_ctx=256, threads=1, known_sha256=default_model.SHA256)
+    try:
+        for text in ("患者男，65岁，因“反复胸闷气促3年，加重1周”入院。查体：BP 150/90mmHg。" * 20,
+                     "A 65-year-old man presents with chest pain radiating to the left arm. " * 20):
+            msgs = [{"role": "user", "content": text}]
+            with pytest.raises(RequestFailed, match=r"more than the context of 256") as refused:
+                asyncio.run(counter.chat(msgs, GenParams(max_tokens=1)))
+            used = int(re.match(r"prompt has (\d+) tokens", str(refused.value)).group(1))
+            assert used > 256 and estimate_prompt_tokens(msgs) >= used
+    finally:
+        asyncio.run(counter.aclose())
 
 
 def test_in_process_context_overflow_is_a_recorded_failure(local):

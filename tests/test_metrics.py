@@ -74,6 +74,32 @@ def test_similarity_with_a_local_sentence_transformers_model(monkeypatch):
     assert sims[0] > sims[1] + 0.3
 
 
+def _embedder_process(policy: str | None) -> tuple[list[str], str]:
+    """Load the bundled embedder and embed one text in a fresh process whose OMP_WAIT_POLICY is `policy` (None:
+    unset). libgomp prints its settings as it starts (OMP_DISPLAY_ENV=VERBOSE): returns its GOMP_SPINCOUNT lines
+    and the process's OMP_WAIT_POLICY after the load."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import os; from climedbench.embeddings import load_embedder; e = load_embedder('e5'); "
+            "assert e(['fever and cough']).shape == (1, 384); print(os.environ.get('OMP_WAIT_POLICY'))")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OMP_", "GOMP_"))}
+    env["OMP_DISPLAY_ENV"] = "VERBOSE"
+    if policy is not None:
+        env["OMP_WAIT_POLICY"] = policy
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0, proc.stderr
+    spins = [x.strip() for x in proc.stderr.splitlines() if "GOMP_SPINCOUNT" in x]
+    return spins, proc.stdout.strip()
+
+
+def test_the_bundled_embedder_threads_wait_without_spinning_unless_the_user_says_otherwise():
+    """Spinning OpenMP threads cost 8x the CPU of the embedding itself on a busy machine (docs/PERFORMANCE.md)."""
+    assert _embedder_process(None) == (["GOMP_SPINCOUNT = '0'"], "None")  # passive, and not left in the process
+    assert _embedder_process("ACTIVE") == (["GOMP_SPINCOUNT = '30000000000'"], "ACTIVE")  # the user's is kept
+
+
 def test_embedder_errors_are_clear(tmp_path):
     from climedbench.errors import ConfigError
 
