@@ -326,7 +326,7 @@ def paired(args: argparse.Namespace, work: Path, url: str, items: Path, tasks: P
         else:
             explain_difference(url, c.digests, lm.digests)
         pairs.append((c, lm))
-    print(f"ratios over {len(pairs)} pairs (loaded shared machine):")
+    print(f"ratios over {len(pairs)} pairs (load at the end: {uptime()}):")
     ratios(pairs)
 
 
