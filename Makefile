@@ -46,8 +46,11 @@ $(VENV)/.dev-installed: requirements-dev.txt requirements-deid.txt $(VENV)/.runt
 demo: $(VENV)/.runtime-installed
 	$(BIN)/climedbench run
 
+# Two pytest workers (pytest-xdist), one test file per worker at a time: the suite's own processes leave the second core
+# idle much of the time (docs/PERFORMANCE.md, "The test suite's time"). TEST_WORKERS=0 runs it in one process.
+TEST_WORKERS ?= 2
 test: $(VENV)/.dev-installed browser wordnet
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 lint: $(VENV)/.dev-installed
 	$(BIN)/ruff check src tests bench

@@ -46,7 +46,7 @@ def test_a_run_through_faults_equals_a_direct_run(server_url, tmp_path):
     cli("run", *common, "--base-url", server_url, "--out", str(direct))
     with fault_proxy(server_url, seed=11, max_faults_per_body=3, **FAULTS) as proxied_url:
         faulty = tmp_path / "faulty"
-        cli("run", *common, "--base-url", proxied_url, "--max-retries", "4", "--timeout", "60", "--out", str(faulty))
+        cli("run", *common, "--base-url", proxied_url, "--max-retries", "4", "--timeout", "180", "--out", str(faulty))
         stats = proxy_stats(proxied_url)
     assert sum(stats["faults"].values()) >= 3, stats["faults"]
     a, b = samples(direct), samples(faulty)
