@@ -20,7 +20,7 @@ import os
 import socket
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -259,11 +259,18 @@ class SampleStore:
         return {key for key in self._index if key not in self._failed}
 
     def write(self, sample: Sample) -> None:
-        data = (sample.jsonl() + "\n").encode("utf-8")
+        self.write_many([sample])
+
+    def write_many(self, samples: Sequence[Sample]) -> None:
+        """Append a batch of samples: one write and one flush for all their lines (a kill part-way leaves whole
+        lines and at most one half-written last line, which the next open drops: its item is asked again)."""
+        lines = [(sample.jsonl() + "\n").encode("utf-8") for sample in samples]
         offset = self._fh.tell()
-        self._fh.write(data)
+        self._fh.write(b"".join(lines))
         self._fh.flush()
-        self._note(sample, offset)
+        for sample, line in zip(samples, lines, strict=True):
+            self._note(sample, offset)
+            offset += len(line)
         now = time.monotonic()
         if now - self._last_sync >= self._sync_every:
             os.fsync(self._fh.fileno())
