@@ -210,8 +210,6 @@ async def execute(engine: Engine, tasks: Iterable[Request], write: Callable[[Seq
     def samples(batch: list[tuple[Request, tuple[list[Message], str, Completion | None, str | None]]]) -> list[Sample]:
         return [make_sample(req, *result, scorer, mc_mode, log_prompts) for req, result in batch]
 
-    inline = __import__("os").environ.get("CB_INLINE") == "1"
-
     async def consumer() -> None:
         # every answer waiting is extracted and scored in one thread hop (one hop costs 0.05-0.14 ms) and written
         # in one call, in the order answered
@@ -221,7 +219,7 @@ async def execute(engine: Engine, tasks: Iterable[Request], write: Callable[[Seq
                 batch.append(answered.get_nowait())
             todo = [got for got in batch if got is not None]
             if todo:
-                write(samples(todo) if inline else await asyncio.to_thread(samples, todo))
+                write(await asyncio.to_thread(samples, todo))
             if batch[-1] is None:
                 return
 
