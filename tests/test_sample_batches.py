@@ -5,6 +5,7 @@ crash-safety of one line at a time (a cut-off last line is dropped when the file
 from __future__ import annotations
 
 import asyncio
+import threading
 from pathlib import Path
 
 from climedbench.limits import Budget, Prices, RateLimiter
@@ -67,3 +68,16 @@ def test_a_batch_is_written_as_the_same_lines_and_a_cut_last_line_is_asked_again
         assert store.done_uids() == {s.key for s in samples[:-1]}
         store.write_many(samples[-1:])
     assert batched.read_bytes() == one.read_bytes()
+
+
+def test_the_fsync_runs_in_the_stores_own_thread_and_close_waits_for_it(tmp_path):
+    samples = _samples(tmp_path, 6)
+    path = tmp_path / "synced.jsonl"
+    store = SampleStore(path, sync_every=0.0)  # every batch is due a sync
+    store.write_many(samples[:3])
+    syncers = [t for t in threading.enumerate() if t.name.startswith("samples-fsync")]
+    assert len(syncers) == 1  # the caller (an event loop) did not wait on the disk
+    store.write_many(samples[3:])
+    store.close()
+    assert not syncers[0].is_alive()
+    assert [parse_sample(x, "x").uid for x in path.read_bytes().splitlines()] == [s.uid for s in samples]
