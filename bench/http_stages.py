@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> None:
             print(f"{args.items} items, server {url}; {uptime()}")
             for k in range(args.repeats):
                 for src in args.src if k % 2 == 0 else args.src[::-1]:
-                    got[src].append(one(src, items, url, Path(tmp) / f"out-{k}-{len(got[src])}"))
+                    got[src].append(one(src, items, url, Path(tmp) / f"out-{k}-{args.src.index(src)}"))
                     print(f"  {src}: " + ", ".join(f"{f} {v:.2f}" for f, v in zip(FIELDS, got[src][-1], strict=True)),
                           flush=True)
     finally:
