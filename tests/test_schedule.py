@@ -43,8 +43,8 @@ def _sent(backend: Recorder) -> list[str]:
     plan, reqs = _choice_plan()
     engine = Engine(backend, plan.suite, None, RateLimiter(None, None), Budget(Prices()), RunStats())
     written: list[str] = []
-    asyncio.run(execute(engine, reqs, lambda s: written.append(s.uid), make_scorer(plan.options, plan.suite),
-                        "generate", False, 1))
+    asyncio.run(execute(engine, reqs, lambda batch: written.extend(s.uid for s in batch),
+                        make_scorer(plan.options, plan.suite), "generate", False, 1))
     assert sorted(written) == sorted(r.item.uid for r in reqs)  # every item answered once, whatever the order
     return backend.asked
 

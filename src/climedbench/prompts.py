@@ -73,6 +73,10 @@ def render(source: str, variables: dict[str, Any], where: str = "prompt") -> str
     from jinja2 import TemplateError, UndefinedError
     from jinja2.sandbox import SecurityError
 
+    if "{" not in source and "\r" not in source:
+        # plain text: what Jinja renders it to (keep_trailing_newline=False drops one final newline; only \r is
+        # rewritten otherwise), without a template's context per item (tests/test_prompt_plain.py)
+        return source[:-1] if source.endswith("\n") else source
     try:
         return str(_template(source).render(**variables))
     except UndefinedError as e:
@@ -85,8 +89,8 @@ def render(source: str, variables: dict[str, Any], where: str = "prompt") -> str
 
 
 def variables(task: Task, item: Item, *, instruction: str = "", demonstration: bool = False,
-              variant: Variant = "vanilla") -> dict[str, Any]:
-    """The template variables of one item."""
+              variant: Variant = "vanilla", shown: bool | None = None) -> dict[str, Any]:
+    """The template variables of one item (`shown`: options_in_text(item), when the caller has it already)."""
     letters = item.letters
     out: dict[str, Any] = {
         "instruction": instruction.rstrip(),
@@ -94,7 +98,7 @@ def variables(task: Task, item: Item, *, instruction: str = "", demonstration: b
         "question": item.input.strip(),
         "context": (item.context or "").strip(),
         "options": "\n".join(f"{k}. {v}" for k, v in item.options.items()),
-        "options_shown": options_in_text(item),
+        "options_shown": options_in_text(item) if shown is None else shown,
         "option_map": dict(item.options),
         "letters": "/".join(letters),
         "example": letters[::-1],
@@ -116,7 +120,7 @@ def options_in_text(item: Item) -> bool:
     return all(" ".join(v.split()) in text for v in item.options.values())
 
 
-def answer_format(task: Task, item: Item, variant: Variant) -> str:
+def answer_format(task: Task, item: Item, variant: Variant, shown: bool | None = None) -> str:
     """The closing instruction that says how to answer."""
     spec = task.prompt
     if variant == "logprob":
@@ -133,17 +137,19 @@ def answer_format(task: Task, item: Item, variant: Variant) -> str:
         source = spec.cot
     else:
         source = spec.answer_format
-    return render(source, variables(task, item), f"task {task.code}: answer format")
+    return render(source, variables(task, item, shown=shown), f"task {task.code}: answer format")
 
 
 def user_message(task: Task, item: Item, settings: PromptSettings, suite: Suite | None = None) -> str:
     """The user turn for one item (without inline shots)."""
+    shown = options_in_text(item)  # computed once for the three templates
     if settings.item_prompts and item.prompt:
         instruction = item.prompt  # the item's own text, never rendered as a template
     else:
-        instruction = render(task.prompt.instruction, variables(task, item), f"task {task.code}: instruction")
-    vars_ = variables(task, item, instruction=instruction)
-    vars_["answer_format"] = answer_format(task, item, settings.variant)
+        instruction = render(task.prompt.instruction, variables(task, item, shown=shown),
+                             f"task {task.code}: instruction")
+    vars_ = variables(task, item, instruction=instruction, shown=shown)
+    vars_["answer_format"] = answer_format(task, item, settings.variant, shown)
     return render(task.prompt.template, vars_, f"task {task.code}: template")
 
 

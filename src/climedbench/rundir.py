@@ -20,7 +20,8 @@ import os
 import socket
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -211,9 +212,9 @@ class SampleStore:
 
     Only each sample key's byte offset (and the keys whose last answer failed) is kept in memory, so memory does not
     grow with the size of responses; the results are read back from the file (`iter_samples`) once it is final.
-    Lines are flushed at once and fsync'd at most every `sync_every` seconds (the response cache holds every answer
-    too, so a crash inside that window costs nothing but a cache lookup).
-    """
+    Lines are flushed at once (a batch with one write) and fsync'd at most every `sync_every` seconds by a thread of
+    its own, so an event loop never waits on the disk (the response cache holds every answer too, so a crash inside
+    that window costs nothing but a cache lookup); closing waits for that thread and syncs once more."""
 
     def __init__(self, path: Path, sync_every: float = 0.2) -> None:
         self.path = path
@@ -221,6 +222,8 @@ class SampleStore:
         self._failed: set[str] = set()  # sample keys whose last line is a failed request
         self._sync_every = sync_every
         self._last_sync = time.monotonic()
+        self._syncer: ThreadPoolExecutor | None = None
+        self._syncing: Future[None] | None = None
         end = self._scan() if path.exists() else 0
         self._fh = path.open("r+b" if path.exists() else "wb")
         self._fh.truncate(end)  # drop a half-written last line, so appends start on a fresh line
@@ -259,19 +262,32 @@ class SampleStore:
         return {key for key in self._index if key not in self._failed}
 
     def write(self, sample: Sample) -> None:
-        data = (sample.jsonl() + "\n").encode("utf-8")
+        self.write_many([sample])
+
+    def write_many(self, samples: Sequence[Sample]) -> None:
+        """Append samples with one write and flush (a kill part-way leaves at most a cut last line: dropped)."""
+        lines = [(sample.jsonl() + "\n").encode("utf-8") for sample in samples]
         offset = self._fh.tell()
-        self._fh.write(data)
+        self._fh.write(b"".join(lines))
         self._fh.flush()
-        self._note(sample, offset)
+        for sample, line in zip(samples, lines, strict=True):
+            self._note(sample, offset)
+            offset += len(line)
         now = time.monotonic()
-        if now - self._last_sync >= self._sync_every:
-            os.fsync(self._fh.fileno())
+        if now - self._last_sync >= self._sync_every and (self._syncing is None or self._syncing.done()):
+            self._syncer = self._syncer or ThreadPoolExecutor(1, thread_name_prefix="samples-fsync")
+            self._syncing = self._syncer.submit(os.fsync, self._fh.fileno())
             self._last_sync = now
+
+    def _stop_syncing(self) -> None:  # waits for the fsync under way, if any
+        if self._syncer is not None:
+            self._syncer.shutdown(wait=True)
+            self._syncer = self._syncing = None
 
     def finalize(self, order: Iterable[str]) -> int:
         """Rewrite the file with one line per sample key (item, or item and epoch) in plan order (read once), close
         it and forget the index; returns the number of lines written."""
+        self._stop_syncing()
         self._fh.flush()
         tmp = self.path.with_name(f".{self.path.name}.tmp-{os.getpid()}")
         written = 0
@@ -291,6 +307,7 @@ class SampleStore:
 
     def close(self) -> None:
         with contextlib.suppress(ValueError, OSError):
+            self._stop_syncing()
             self._fh.flush()
             os.fsync(self._fh.fileno())
         self._fh.close()

@@ -8,7 +8,7 @@ extraction and score), so a plan gives the same samples and the same results whe
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from climedbench.executors.options import ExecutorKind, ExecutorOptions
@@ -34,9 +34,9 @@ class Session(Protocol):
     endpoints: list[str]  # public URLs of HTTP endpoints ([] for in-process models)
     backend: Backend | None  # the model in this process, if any (the judge pass may reuse it)
 
-    async def execute(self, todo: Iterable[Request], write: Callable[[Sample], None], stats: RunStats, budget: Budget,
-                      cache: ResponseCache | None, scorer: Scorer) -> None:
-        """Answer `todo`, calling `write` with each finished sample (in this process, in any order)."""
+    async def execute(self, todo: Iterable[Request], write: Callable[[Sequence[Sample]], None], stats: RunStats,
+                      budget: Budget, cache: ResponseCache | None, scorer: Scorer) -> None:
+        """Answer `todo`, calling `write` with each batch of finished samples (in this process, in any order)."""
 
     def endpoint_stats(self) -> list[EndpointStats]:
         """Per-endpoint counters of this session so far."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from climedbench.cache import ResponseCache
@@ -30,8 +30,8 @@ class LocalSession:
         # A backend passed in may have served earlier runs (analyze all): count only what this run adds.
         self._before = [] if own else backend.endpoint_stats()
 
-    async def execute(self, todo: Iterable[Request], write: Callable[[Sample], None], stats: RunStats, budget: Budget,
-                      cache: ResponseCache | None, scorer: Scorer) -> None:
+    async def execute(self, todo: Iterable[Request], write: Callable[[Sequence[Sample]], None], stats: RunStats,
+                      budget: Budget, cache: ResponseCache | None, scorer: Scorer) -> None:
         opts = self.plan.options
         engine = Engine(self._backend, self.plan.suite, cache, RateLimiter(opts.rpm, opts.tpm), budget, stats)
         await execute(engine, todo, write, scorer, opts.mc_mode, opts.log_prompts, self._backend.max_concurrency)

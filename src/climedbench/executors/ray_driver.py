@@ -21,7 +21,7 @@ import signal
 import threading
 import uuid
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -286,7 +286,7 @@ class RaySession:
         self.label = f"ray ({len(hellos)} workers)"
         self._snapshots: dict[tuple[int, int], Batch] = {}
 
-    async def execute(self, requests: Iterable[Request], write: Callable[[Sample], None], stats: RunStats,
+    async def execute(self, requests: Iterable[Request], write: Callable[[Sequence[Sample]], None], stats: RunStats,
                       budget: Budget, cache: ResponseCache | None, scorer: Scorer) -> None:
         todo = list(requests)  # cut into the workers' chunks up front
         ray = self.executor._ray
@@ -321,7 +321,7 @@ class RaySession:
                 else:
                     used_in = sample.prompt_tokens if sample.prompt_tokens is not None else estimate
                     budget.settle(worst, used_in, sample.completion_tokens or 0)
-                write(sample)
+            write(batch.results)
             snapshot(self._snapshots, batch, worker)
 
         def key(x: Any) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -83,11 +83,12 @@ async def _run_session(plan: Plan, session: Any, held: contextlib.ExitStack,
             total = len(plan.requests) - stats.resumed
             start = time.perf_counter()
 
-            def write(sample: Sample) -> None:
-                store.write(sample)
-                stats.done += 1
-                if progress:
-                    progress(stats.done, total, sample.task)
+            def write(samples: Sequence[Sample]) -> None:
+                store.write_many(samples)
+                for sample in samples:
+                    stats.done += 1
+                    if progress:
+                        progress(stats.done, total, sample.task)
 
             if progress:
                 progress(0, total, "")
