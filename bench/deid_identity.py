@@ -28,7 +28,7 @@ def record(corpora: list[Path], out: Path, ner: bool) -> None:
     from climedbench.deid.surrogates import Replacer
 
     analyzer, replacer = Analyzer(ner=ner), Replacer(bytes(32))
-    deidentify_many([("warm-up note, Dr. Smith", "p", ())], analyzer, replacer)
+    deidentify_many([("warm-up note, Dr. Smith", "p", ()), ("患者张三，男，入院。", "p", ())], analyzer, replacer)
     lines = []
     for path in corpora:
         rows = [json.loads(x) for x in path.read_text("utf-8").splitlines() if x.strip()]
@@ -46,8 +46,8 @@ def record(corpora: list[Path], out: Path, ner: bool) -> None:
             text, lang, spans, replaced = answer
             spans_out = [[s.start, s.end, s.entity, s.score, s.detector] for s in spans]
             blob = json.dumps([text, lang, spans_out, replaced], ensure_ascii=False).encode("utf-8")
-            lines.append({"corpus": str(path), "id": row["id"], "lang": lang, "digest": hashlib.sha256(blob).hexdigest(),
-                          "spans": spans_out})
+            digest = hashlib.sha256(blob).hexdigest()
+            lines.append({"corpus": str(path), "id": row["id"], "lang": lang, "digest": digest, "spans": spans_out})
     out.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), encoding="utf-8")
 
 
@@ -60,7 +60,7 @@ def compare(a: Path, b: Path) -> int:
     differ: dict[str, list[str]] = {}
     for key in sorted(old.keys() | new.keys()):
         x, y = old.get(key), new.get(key)
-        if x is None or y is None or {k: v for k, v in x.items()} != {k: v for k, v in y.items()}:
+        if x is None or y is None or x != y:
             differ.setdefault(key[0], []).append(str(key[1]))
     for corpus in sorted(notes):
         ids = differ.get(corpus, [])

@@ -130,3 +130,50 @@ def test_normalising_and_telling_the_language_are_those_of_each_character_on_its
     assert engine.normalise("Dr. Smith, MRN 12345")[0] == "Dr. Smith, MRN 12345"
     assert engine.normalise("ﬁ１")[0] == "ﬁ1"  # ﬁ is two characters in NFKC: kept as it is
     assert detect_language("Plain ASCII note.") == "en" and detect_language("患者张三 Dr.") == "zh"
+
+
+def test_the_viterbi_search_finds_jiebas_route_trying_only_the_transitions_jieba_holds():
+    """The search from each previous state along its held transitions gives jieba's own route and probability, on
+    runs of Chinese characters (one to seven) and on mixed text (Latin letters and digits have no state table entry:
+    every state is possible)."""
+    from jieba.posseg import char_state_tab_P, emit_P, start_P, trans_P
+    from jieba.posseg.viterbi import viterbi as jieba_viterbi
+
+    runs = {t[i:i + n] for t in OWN + _demo_texts() for i in range(0, len(t), 5) for n in (1, 2, 4, 7)}
+    runs |= {"ab12", "x7", "主任Dr", "钱卫东2024"}
+    for run in sorted(r for r in runs if r):
+        assert jieba_hmm.viterbi(run, char_state_tab_P, start_P, trans_P, emit_P) == \
+            jieba_viterbi(run, char_state_tab_P, start_P, trans_P, emit_P), run
+
+
+def test_a_run_of_characters_met_again_is_cut_once(monkeypatch):
+    """The words of a run of Chinese characters, and the Viterbi route of a run jieba's dictionary lacks, are
+    remembered: a note cut twice searches nothing the second time, and gets the same words and tags."""
+    calls = []
+    real = jieba_hmm.viterbi
+
+    def counting(obs, *tables):  # counts the searches, returns the real one's answer
+        calls.append(obs)
+        return real(obs, *tables)
+
+    monkeypatch.setattr(jieba_hmm, "viterbi", counting)
+    text = "会诊后由龚翊辰与邬梓萱陪同前往，鄢睿泽签字。"  # names jieba's dictionary lacks: its HMM pieces them together
+    first = [(p.word, p.flag) for p in jieba_hmm.cut(text)]
+    searched = len(calls)
+    assert searched > 0
+    assert [(p.word, p.flag) for p in jieba_hmm.cut(text)] == first == [(p.word, p.flag) for p in pseg.cut(text)]
+    assert len(calls) == searched
+
+
+def test_several_workers_are_forked_from_one_analyzer_built_in_the_commands_process(tmp_path):
+    """On Linux, without a model pass, the analyzer is built (and warmed up) once in the command's process and the
+    workers are forked from it, sharing what it loaded; the answers are those of one process."""
+    from climedbench.deid import pipeline
+    from climedbench.deid.pipeline import DeidRun
+
+    work = [(t, f"p{i % 3}", ()) for i, t in enumerate(OWN * 3)]
+    pipeline._WORKER.clear()
+    two = DeidRun(tmp_path, tmp_path, SALT, workers=2)._answer_all(work, None)
+    assert isinstance(pipeline._WORKER.get("analyzer"), Analyzer)  # built here, not only in the workers
+    one = DeidRun(tmp_path, tmp_path, SALT, workers=1)._answer_all(work, None)
+    assert two == one and sum(not isinstance(a, str) for a in two) == len(work)
