@@ -8,9 +8,11 @@ are the same), or takes the notes of an annotated corpus (--corpus: its "text" a
 - one process: the command's analysis and replacement (chunks of notes through `deidentify_many`) in this process,
   after start-up (spaCy and the gazetteers load once; printed apart);
 - N workers: the command's own process pool (`DeidRun._answer_all`), as a user sees it: the wall time including the
-  workers' start-up, and the rate once the first chunk came back (start-up excluded).
-Each with CPU seconds (for the pool: of all its processes, start-up included): on a shared, loaded machine the wall
-time mostly measures the other jobs, notes per CPU second much less so.
+  start-up (the analyzer built in this process and the workers forked from it, or, where fork is not used, each
+  spawned worker building its own), and the rate once the first chunk came back (start-up excluded). Measured first,
+  in a fresh process (nothing loaded yet, torch and transformers hidden as the command hides them).
+Each with CPU seconds (for the pool: of this process during the run and of all the workers, start-up included): on a
+shared, loaded machine the wall time mostly measures the other jobs, notes per CPU second much less so.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from pathlib import Path
 from faker import Faker
 
 from climedbench.deid.engine import Analyzer, DeidConfig
-from climedbench.deid.pipeline import MAX_CHUNK, DeidRun, deidentify_many
+from climedbench.deid.pipeline import MAX_CHUNK, DeidRun, deidentify_many, hide_unused_modules
 from climedbench.deid.surrogates import Replacer
 
 DEMO = Path(__file__).resolve().parents[1] / "src" / "climedbench" / "deid" / "demo"
@@ -69,9 +71,10 @@ def main() -> None:
     what = f"{len(work)} notes ({a.corpus.name if a.corpus else 'generated'}, {a.lang}, mean " \
            f"{sum(len(t) for t, _ in work) / len(work):.0f} chars)"
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; {what}")
-    _one_process(work, a.no_ner)
+    hide_unused_modules()  # as the command does without --model
     if a.workers > 1:
         _pool(work, a.workers, a.no_ner)
+    _one_process(work, a.no_ner)
 
 
 def _one_process(work: list[tuple[str, str]], no_ner: bool) -> None:
@@ -94,18 +97,18 @@ def _one_process(work: list[tuple[str, str]], no_ner: bool) -> None:
 def _pool(work: list[tuple[str, str]], workers: int, no_ner: bool) -> None:
     run = DeidRun(Path("."), Path("."), bytes(32), workers=workers, ner=not no_ner, config=DeidConfig())
     first: list[tuple[float, int]] = []
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    before, own = resource.getrusage(resource.RUSAGE_CHILDREN), time.process_time()
     t0 = time.perf_counter()
     answers = run._answer_all([(t, p, ()) for t, p in work], lambda n: first or first.append((time.perf_counter(), n)))
     dt = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    after, own = resource.getrusage(resource.RUSAGE_CHILDREN), time.process_time() - own
+    cpu = own + (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     bad = sum(isinstance(x, str) for x in answers)
     t_first, n_first = first[0]
     steady = (len(work) - n_first) / (t0 + dt - t_first) if len(work) > n_first else float("nan")
     print(f"{workers} workers: {len(work)} notes in {dt:.1f} s including start-up: {len(work) / dt:.0f} notes/s; "
           f"after the first chunk ({n_first} notes, {t_first - t0:.1f} s): {steady:.0f} notes/s; "
-          f"{cpu:.1f} CPU s in the workers (start-up included): {len(work) / cpu:.0f} notes per CPU second "
+          f"{cpu:.1f} CPU s ({own:.1f} in this process; start-up included): {len(work) / cpu:.0f} notes per CPU second "
           f"({bad} withheld)")
 
 

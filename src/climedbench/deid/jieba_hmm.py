@@ -11,11 +11,15 @@ jieba's own search, `jieba.posseg.viterbi.viterbi`, keeps for each character and
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 MIN_FLOAT = -3.14e100  # jieba's log probability of a character a state never emits
 MIN_INF = float("-inf")
+# Runs of characters whose Viterbi route is remembered (most are one to three characters; a Chinese note has about 20).
+ROUTES_CACHED = 1 << 16
+# Runs of Chinese characters (between punctuation, digits or Latin letters) whose words are remembered.
+BLOCKS_CACHED = 1 << 14
 
 
 def viterbi(obs: str, states: dict[str, Any], start_p: dict[Any, float], trans_p: dict[Any, dict[Any, float]],
@@ -36,17 +40,10 @@ def viterbi(obs: str, states: dict[str, Any], start_p: dict[Any, float], trans_p
         obs_states = set(states.get(ch, all_states)) & expected
         if not obs_states:
             obs_states = expected if expected else set(all_states)
-        v: dict[Any, float] = {}
-        path: dict[Any, Any] = {}
-        for y in obs_states:
-            emit = emit_p[y].get(ch, MIN_FLOAT)
-            best, best_state = MIN_INF, None
-            for y0 in prev_states:
-                p = prev_v[y0] + trans_p[y0].get(y, MIN_INF) + emit
-                if best_state is None or p > best or (p == best and y0 > best_state):
-                    best, best_state = p, y0
-            v[y] = best
-            path[y] = best_state
+        if expected and MIN_INF not in prev_v.values():
+            v, path = _step_forward(ch, prev_states, obs_states, prev_v, trans_p, emit_p)
+        else:
+            v, path = _step(ch, prev_states, obs_states, prev_v, trans_p, emit_p)
         prev_v = v
         mem_path.append(path)
     prob, state = max((prev_v[y], y) for y in mem_path[-1])
@@ -57,6 +54,48 @@ def viterbi(obs: str, states: dict[str, Any], start_p: dict[Any, float], trans_p
     return prob, route
 
 
+def _step(ch: str, prev_states: list[Any], obs_states: set[Any], prev_v: dict[Any, float],
+          trans_p: dict[Any, dict[Any, float]], emit_p: dict[Any, dict[str, float]]) -> tuple[dict[Any, float],
+                                                                                              dict[Any, Any]]:
+    """One character of jieba's search: for each state, the best previous state (every pair tried)."""
+    v: dict[Any, float] = {}
+    path: dict[Any, Any] = {}
+    for y in obs_states:
+        emit = emit_p[y].get(ch, MIN_FLOAT)
+        best, best_state = MIN_INF, None
+        for y0 in prev_states:
+            p = prev_v[y0] + trans_p[y0].get(y, MIN_INF) + emit
+            if best_state is None or p > best or (p == best and y0 > best_state):
+                best, best_state = p, y0
+        v[y] = best
+        path[y] = best_state
+    return v, path
+
+
+def _step_forward(ch: str, prev_states: list[Any], obs_states: set[Any], prev_v: dict[Any, float],
+                  trans_p: dict[Any, dict[Any, float]], emit_p: dict[Any, dict[str, float]]
+                  ) -> tuple[dict[Any, float], dict[Any, Any]]:
+    """`_step` trying only the pairs jieba's transition table holds (about a tenth): a pair it lacks scores -inf, and
+    when every previous score is finite and each state is reachable (`obs_states` within the reachable states: the
+    caller's condition) some held pair beats it, so the best state, its score and the ties (to the greater previous
+    state) are the same."""
+    emit = {y: emit_p[y].get(ch, MIN_FLOAT) for y in obs_states}
+    v: dict[Any, float] = {}
+    path: dict[Any, Any] = {}
+    for y0 in prev_states:
+        base = prev_v[y0]
+        for y, tp in trans_p[y0].items():
+            e = emit.get(y)
+            if e is None:
+                continue
+            p = base + tp + e
+            best = v.get(y)
+            if best is None or p > best or (p == best and y0 > path[y]):
+                v[y] = p
+                path[y] = y0
+    return v, path
+
+
 @cache
 def _tokenizer() -> Any:
     import jieba.posseg as pseg
@@ -65,7 +104,7 @@ def _tokenizer() -> Any:
     class Tokenizer(pseg.POSTokenizer):
         # jieba's POSTokenizer.__cut (name-mangled), calling the `viterbi` above instead of its own.
         def _POSTokenizer__cut(self, sentence: str) -> Iterator[Any]:
-            _, pos_list = viterbi(sentence, char_state_tab_P, start_P, trans_P, emit_P)
+            pos_list = _route(sentence)
             begin, nexti = 0, 0
             for i, char in enumerate(sentence):
                 pos = pos_list[i][0]
@@ -80,6 +119,21 @@ def _tokenizer() -> Any:
             if nexti < len(sentence):
                 yield pair(sentence[nexti:], pos_list[nexti][1])
 
+        # jieba's POSTokenizer.__cut_DAG: the words of a run of Chinese characters, remembered per run (a heading,
+        # a phrase, a label met again is cut once); the dictionary does not change once loaded.
+        def _POSTokenizer__cut_DAG(self, sentence: str) -> Iterator[Any]:
+            return iter(_block(sentence))
+
+    @lru_cache(maxsize=BLOCKS_CACHED)
+    def _block(sentence: str) -> tuple[Any, ...]:
+        return tuple(pseg.POSTokenizer._POSTokenizer__cut_DAG(tok, sentence))
+
+    @lru_cache(maxsize=ROUTES_CACHED)
+    def _route(sentence: str) -> tuple[Any, ...]:
+        """The Viterbi route of a run of characters: the same run (a word jieba's dictionary lacks, met again in
+        this note or another) is searched once; the tables are jieba's, fixed."""
+        return tuple(viterbi(sentence, char_state_tab_P, start_P, trans_P, emit_P)[1])
+
     tok = Tokenizer.__new__(Tokenizer)
     tok.__dict__ = pseg.dt.__dict__  # jieba's default tagger's state (its dictionary, tag table and user words), shared
     return tok
@@ -88,3 +142,8 @@ def _tokenizer() -> Any:
 def cut(text: str) -> Iterator[Any]:
     """`jieba.posseg.cut(text)`: (word, flag) pairs."""
     return _tokenizer().cut(text)
+
+
+def lcut(text: str) -> list[Any]:
+    """`jieba.posseg.lcut(text)`."""
+    return list(_tokenizer().cut(text))

@@ -217,7 +217,14 @@ class DeidRun:
             return _gather(map(_deid_chunk, chunks), progress)
         import multiprocessing
 
-        ctx = multiprocessing.get_context("spawn")  # fork would copy a half-initialised spaCy into each worker
+        if _can_fork(self.model is None):
+            # The analyzer is built and warmed up once, here, and the workers are forked from this process: they
+            # share its loaded pipelines, gazetteers and dictionaries instead of each loading its own.
+            _init_worker(*setup)
+            _deid_chunk(WARM_UP)
+            with multiprocessing.get_context("fork").Pool(workers) as pool:
+                return _gather(pool.imap(_deid_chunk, chunks), progress)
+        ctx = multiprocessing.get_context("spawn")
         with ctx.Pool(workers, initializer=_init_pool_worker, initargs=setup) as pool:
             return _gather(pool.imap(_deid_chunk, chunks), progress)
 
@@ -265,6 +272,21 @@ class DeidRun:
 
 
 _WORKER: dict[str, Any] = {}
+# A note of each language, analysed before the workers are forked, so that what loads on first use (jieba's
+# dictionaries, the gazetteers' patterns) is loaded once; its answers are thrown away.
+WARM_UP = [("Seen by Dr. Alan Smith at Lakeview Hospital on 03/04/2021, MRN 1234567.", "warm-up", ()),
+           ("患者张三，男，45岁，2021年3月4日入住北京市朝阳区医院，电话13800138000。", "warm-up", ())]
+
+
+def _can_fork(only_deid: bool) -> bool:
+    """Fork the workers from this process (Linux, and nothing but de-identification ran in it: a model pass may have
+    left threads of its own, which a fork does not copy); else spawn fresh ones, each loading its analyzer."""
+    import multiprocessing
+    import sys
+    import threading
+
+    return only_deid and sys.platform == "linux" and "fork" in multiprocessing.get_all_start_methods() and \
+        threading.active_count() == 1
 
 
 def _init_worker(config: DeidConfig, salt: bytes, mode: Mode, ner: bool, language: str) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from climedbench.deid import lexicon
+from climedbench.deid import jieba_hmm, lexicon
 from climedbench.deid.detectors import Span
 from climedbench.deid.patterns import NAME
 
@@ -76,19 +76,15 @@ def _words() -> dict[str, int]:
 def _ordinary_words(value: str) -> bool:
     """The value reads as ordinary words: jieba cuts it into dictionary words of two characters or more, none of them
     tagged a proper noun (自行就诊, 巡视病房; not 孔令辉, 热娜古丽)."""
-    import jieba.posseg as pseg
-
     freq = _words()
-    toks = pseg.lcut(value)
+    toks = jieba_hmm.lcut(value)
     return all(len(t.word) >= 2 and freq.get(t.word, 0) > 0 and not t.flag.startswith(("nr", "ns", "nt", "nz"))
                for t in toks)
 
 
 def _person_tagged(value: str) -> bool:
     """jieba's tagger reads the value's first word as a person's (陆晓峰, 邵|咏峰, 凤霞; not 高|危, 全麻)."""
-    import jieba.posseg as pseg
-
-    toks = pseg.lcut(value)
+    toks = jieba_hmm.lcut(value)
     return bool(toks) and toks[0].flag.startswith("nr")
 
 

@@ -84,11 +84,9 @@ _MEDICAL_AFTER = ("综合征", "综合症", "病", "症", "征", "菌", "性", "
 def _looks_like_word(candidate: str) -> bool:
     """A common word or medical term (高热, 黄疸, 白细胞): in jieba's dictionary and not tagged as a proper noun
     (jieba tags names nr, and some names ns/nt/nz: 欧阳建 is 'ns')."""
-    import jieba.posseg as pseg
-
     if _jieba_words().get(candidate, 0) == 0:
         return False
-    tags = [p.flag for p in pseg.lcut(candidate)]
+    tags = [p.flag for p in jieba_hmm.lcut(candidate)]
     return not (len(tags) == 1 and tags[0].startswith(("nr", "ns", "nt", "nz")))
 
 
@@ -149,6 +147,9 @@ _NAME_JOINERS = "和与及、同对给让请被由向跟找"
 _STRONG_CUES = frozenset(("姓名", "签名", "医师签名", "医生签名", "记录者", "记录人", "联系人", "家属", "监护人", "代理人"))
 
 
+_SECOND_CUES = tuple(w for w in lexicon.ZH_NAME_BEFORE if len(w) >= 2)
+
+
 def zh_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
     _, compound = lexicon.zh_surnames()
     cued, titled = _zh_name_regexes()
@@ -159,7 +160,7 @@ def zh_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
         pos = start  # a rejected candidate may hold the next cue (由哥哥郭凤): search on from its start
         sl = 2 if text[start:start + 2] in compound else 1
         # A second cue word, not a name, after the first (家属：母亲韦春花, 孙女聂小雨): search on from it.
-        if any(len(w) >= 2 and text.startswith(w, start) for w in lexicon.ZH_NAME_BEFORE):
+        if text.startswith(_SECOND_CUES, start):
             continue
         end = _given_length(text, start, sl, m.end("v"))
         cue = text[m.start():start]
