@@ -16,6 +16,7 @@ from climedbench.deid.patterns import (
     ID_NUMBER,
     INSURANCE_ID,
     LICENSE_PLATE,
+    NAME,
     PASSPORT,
     RECORD_NUMBER,
 )
@@ -91,6 +92,10 @@ def cued_identifiers(text: str) -> list[Span]:
         if "#" in m.group("v") and not re.search(r"[a-z]", m.group("v").split("#")[0]):
             continue  # POD#2, HD#3: a day count
         out.append(Span(m.start("v"), m.end("v"), ACCOUNT_ID, 0.8, "handle"))
+    if re.search("[\u4e00-\u9fa5]", text):  # the cells of a Chinese table's columns (its names: zh_names)
+        from climedbench.deid.zh_tables import table_spans
+
+        out += [s for s in table_spans(text) if s.entity != NAME]
     return out
 
 

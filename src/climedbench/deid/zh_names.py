@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from climedbench.deid import jieba_hmm, lexicon
+from climedbench.deid import jieba_hmm, lexicon, zh_tables
 from climedbench.deid.detectors import Span
 from climedbench.deid.patterns import NAME
 from climedbench.deid.zh_name_forms import jieba_words as _jieba_words
@@ -174,6 +174,7 @@ def zh_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
     found += zh_name_forms(text)
     found += more_zh_names(text, found)
     found += _zh_name_lists(text, found)
+    found += [s for s in zh_tables.table_spans(text) if s.entity == NAME]
     for m in titled.finditer(text):
         start, end = m.span("v")
         name = text[start:end]
