@@ -147,7 +147,7 @@ def zh_name_forms(text: str) -> list[Span]:
         # A kin word before the name is not the name's (代诉人：母亲李某某); a name and 之子 is a newborn's label.
         kin = next((w for w in _KIN_WORDS if value.startswith(w) and len(value) - len(w) >= 2), "")
         s, value = s + len(kin), value[len(kin):]
-        if len(value) == 5 and "之" in value:
+        if len(value) == 5 and re.search("[之科室院部区市县组]", value):  # 胸外科某某: a department and a name
             continue
         bracket = m.group("sep").strip() in ("（", "(")
         if bracket and not re.match(r"[，,）)]", text[e:e + 1]):

@@ -17,6 +17,8 @@ from climedbench.deid.patterns import ADDRESS
 _TOWN_ENDINGS = ("街道", "苏木", "镇", "乡")
 # What may follow a town: villages, groups, house numbers (…镇青石村3组, …乡前进村12号).
 _AFTER_TOWN = re.compile(r"(?:[\u4e00-\u9fa5]{1,6}?(?:村|社区|嘎查|屯|组|队))*(?:\d{1,4}(?:组|号|队))?")
+_ORG_AFTER = re.compile(r"[\u4e00-\u9fa5]{0,8}?(?:医院|卫生院|中心|办事处|派出所|委员会|居委会|村委会|政府|学校|"
+                        r"小学|中学|幼儿园|公司|银行|所)")
 # Words before a short place name that make it a place (在…, 回…, 来自…, 老家…).
 _PLACE_BEFORE = r"(?:在|回|返回|转回|回到|去|到|来自|前往|赴|住在|老家|家在|位于|从|籍贯|生于|户籍)"
 # What may follow it: punctuation, a line's end, or what a person does in a place.
@@ -96,6 +98,8 @@ def zh_places_more(text: str) -> list[Span]:
         for k in range(8, 0, -1):
             start = m.start() - k
             if start >= 0 and text[start:end] in names:
+                if _ORG_AFTER.match(text, end):  # the town's part of an organisation's name (…街道社区卫生服务中心)
+                    break
                 tail = _AFTER_TOWN.match(text, end)
                 out.append(Span(start, tail.end() if tail else end, ADDRESS, 0.8, "zh-town"))
                 break

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 
 from climedbench.deid.detectors import Span
 from climedbench.deid.patterns import ACCOUNT_ID, ADDRESS, AGE, DATE, NAME, RECORD_NUMBER
@@ -85,8 +86,10 @@ def _column_kind(header: str) -> str | None:
 def _header(cells: list[str]) -> bool:
     """A header line: three cells or more, each a short label without digits (a number of a test's name aside:
     NRS2002), at least one of them a column this module reads."""
+    if len(cells) < 3:
+        return False
     labels = [c for c in cells if re.fullmatch(rf"[{_CJK}A-Za-z（）()/／]{{1,10}}|[A-Za-z0-9-]{{2,10}}", c)]
-    return len(cells) >= 3 and len(labels) == len(cells) and any(_column_kind(c) for c in cells)
+    return len(labels) == len(cells) and any(_column_kind(c) for c in cells)
 
 
 def _rows(text: str) -> Iterator[tuple[list[tuple[int, str | None]], list[tuple[int, int]]]]:
@@ -102,12 +105,14 @@ def _rows(text: str) -> Iterator[tuple[list[tuple[int, str | None]], list[tuple[
         if _header(values):
             columns = [(i, _column_kind(v)) for i, v in enumerate(values)]
             continue
+        if columns is None:
+            continue
         # The first reading of the row that gives as many cells as the header has.
-        readings = (cells, *(_cells(line, start, j) for j in ("0", "A", "0,A", "0,A,A0")))
-        row = next((c for c in readings if columns and len(c) == len(columns)), None)
-        if columns is not None and row is not None:
+        readings = (_cells(line, start, j) for j in ("0", "A", "0,A", "0,A,A0"))
+        row = cells if len(cells) == len(columns) else next((c for c in readings if len(c) == len(columns)), None)
+        if row is not None:
             yield columns, row
-        elif columns is not None and re.match(rf"[ \t]*[{_CJK}]{{2,6}}[:：]", line):
+        elif re.match(rf"[ \t]*[{_CJK}]{{2,6}}[:：]", line):
             columns = None  # a labelled line after the table (备注：, 签名：) ends it
 
 
@@ -134,7 +139,13 @@ def _plausible_name(name: str) -> bool:
 
 
 def table_spans(text: str) -> list[Span]:
-    """The cells of the columns this module reads, typed by their column."""
+    """The cells of the columns this module reads, typed by their column (names are read by zh_names, the other
+    types by context: the last note's answer is kept for the second call)."""
+    return list(_table_spans(text))
+
+
+@lru_cache(maxsize=2)
+def _table_spans(text: str) -> tuple[Span, ...]:
     from climedbench.deid.context import _identifier_shape
 
     out = []
@@ -156,7 +167,7 @@ def table_spans(text: str) -> list[Span]:
                 out.append(Span(s, e, ADDRESS, 0.8, "zh-table-address"))
             elif kind == DATE and _DATE_CELL.fullmatch(value):
                 out.append(Span(s, e, DATE, 0.8, "zh-table-date"))
-    return out + _repeats(text, out)
+    return tuple(out + _repeats(text, out))
 
 
 def _repeats(text: str, found: list[Span]) -> list[Span]:
