@@ -53,8 +53,14 @@ CASES = [
     ("08:10　15床葛春生诉头晕\n3床左侧肢体无力\n已通知心内科二线臧立群，护士长甄小梅到场。\n新生儿：邬丽华之女（NICU-3）\n"
      "受试者姓名缩写：GCS\nName：SHAO WENJIE　性别：男",
      ["葛春生", "臧立群", "甄小梅", "邬丽华", "GCS", "SHAO WENJIE"], ["左侧肢体", "心内科"]),
-    # A name of five characters after a label, a signature with the relation after it; kin words stay.
-    ("姓名：敖其尔巴图　性别：男\n家属签字：乌云其木（妻）\n代诉人：母亲宓红", ["敖其尔巴图", "乌云其木", "宓红"], ["母亲"]),
+    # Organisations whose name starts with a place before a character that is also a function word; the adverb
+    # 曾 "once" before 在 is no surname.
+    ("工作：在杭州前进化工有限公司做会计\n产检：在某区后宅街道社区卫生服务中心建卡。患者曾在外院就诊。",
+     ["杭州前进化工有限公司"], ["曾在"]),
+    # A name of five characters after a label, a signature with the relation after it; kin words and a department
+    # before a surname stay.
+    ("姓名：敖其尔巴图　性别：男\n家属签字：乌云其木（妻）\n代诉人：母亲宓红\n参会：神经内科晏、骨科",
+     ["敖其尔巴图", "乌云其木", "宓红"], ["母亲", "神经内科"]),
     # Towns, sumu and sub-districts from the gazetteer, short city names where a place fits, a county by its short
     # name; 城乡 and 乡镇 stay.
     ("患者在枝江市仙女镇务农，后搬回和林格尔县盛乐镇；其女在锦州工作，去年回遵义治疗。城乡居民医保，乡镇卫生院随访。",

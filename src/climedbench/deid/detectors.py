@@ -391,7 +391,9 @@ def zh_organisations(text: str) -> list[Span]:
         if text[s:e] not in lexicon.ORG_GENERIC_ZH and e - s >= 2 and not _department(text[s:e]) and \
                 not text[s:e].endswith(("工人", "员", "师", "农民", "司机")):
             out.append(Span(s, e, ORGANIZATION, 0.8, "zh-organisation-cue"))
-    return out
+    from climedbench.deid.zh_places import with_place_before  # a place glued before the name (zh_places.py)
+
+    return with_place_before(text, out)
 
 
 def _zh_org_tail(text: str, end: int) -> int:

@@ -186,6 +186,9 @@ def zh_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
             word in _STRONG_CUES
         if sl == 1 and text[start] in lexicon.FUNCTION_SURNAMES and not strong:
             continue
+        # A surname that is also an adverb before a preposition or a verb (患者曾在外院, 患者常于夜间): no name.
+        if not strong and end - start == sl + 1 and text[start + sl] in "在于因被把将已经是有从到":
+            continue
         if not _not_a_name(text, start, end, sl, strong):
             found.append(Span(start, end, NAME, 0.85, "zh-name-cue"))
             pos = end
