@@ -130,12 +130,18 @@ def _name_cell(value: str) -> str | None:
 
 
 def _plausible_name(name: str) -> bool:
-    """Not a word of a cell beside the name (全麻, 普食, 阴性): a dictionary word that jieba does not tag as a name or
-    a place (宁远 is a county's and a person's)."""
+    """Not a word of a cell beside the name (全麻, 高危, 阴性): no clinical word, and either jieba tags a part of it
+    as a proper noun (宁远 is a county's and a person's name) or it has three characters and is no dictionary word
+    (…秋月, …长风)."""
+    import jieba.posseg as pseg
+
+    from climedbench.deid import lexicon
     from climedbench.deid.zh_name_forms import _plausible
     from climedbench.deid.zh_names import _looks_like_word
 
-    return _plausible(name) or not _looks_like_word(name)
+    proper = any(t.flag.startswith(("nr", "ns", "nz")) for t in pseg.lcut(name))
+    return name not in lexicon.ZH_CLINICAL_NOT_NAMES and \
+        ((proper and _plausible(name)) or (len(name) >= 3 and not _looks_like_word(name)))
 
 
 def table_spans(text: str) -> list[Span]:
