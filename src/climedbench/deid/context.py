@@ -19,6 +19,7 @@ from climedbench.deid.patterns import (
     NAME,
     PASSPORT,
     RECORD_NUMBER,
+    identifier_shape,
 )
 
 # The kind of identifier a cue word names; anything else that ends in 号 / ID / # is a record number.
@@ -47,15 +48,6 @@ def _id_regexes() -> tuple[re.Pattern[str], ...]:
     return (re.compile(f"(?P<cue>{_ZH_CUE}){sep}_*{_VALUE}"), re.compile(f"(?P<cue>{_EN_CUE}){sep}{_VALUE}"))
 
 
-def _identifier_shape(value: str) -> bool:
-    """Five digits or more, or letters with three digits or more (UJ458AB); not a year alone, a dose, a time."""
-    digits = sum(c.isdigit() for c in value)
-    letters = sum(c.isalpha() for c in value)
-    if re.fullmatch(r"(?:19|20)\d{2}", value) or re.search(r"\d(?:mg|ml|mL|kg|cm|mm|g|h|min)$", value):
-        return False
-    return digits >= 5 or (letters >= 1 and digits >= 3 and len(value) >= 5)
-
-
 def cued_identifiers(text: str) -> list[Span]:
     out = []
     for rx in _id_regexes():
@@ -82,7 +74,7 @@ def cued_identifiers(text: str) -> list[Span]:
                 continue
             kind = next((k for k, rx_kind in _KINDS if re.search(rx_kind, cue, re.IGNORECASE)), RECORD_NUMBER)
             account = kind == ACCOUNT_ID and re.search(r"\d|_|\.", value) is not None
-            if not value or not (_identifier_shape(value) or account):
+            if not value or not (identifier_shape(value) or account):
                 continue
             out.append(Span(s, s + len(value), kind, 0.85, "id-cue"))
     # A handle with an underscore or a dot between letters and digits (jdoe_84, misty.lynn.1990, tbrennan#4471).

@@ -314,7 +314,7 @@ def zh_addresses(text: str) -> list[Span]:
                 out.append(Span(s, e, ADDRESS, 0.85, name))
     from climedbench.deid.zh_places import zh_places_more  # towns and short names (a module of its own)
 
-    return out + zh_places_more(text)
+    return out + [Span(s, e, ADDRESS, 0.8, name) for s, e, name in zh_places_more(text)]
 
 
 _UNIT = r"(?:Apt|Apartment|Suite|Ste|Unit|Fl|Floor|Room|Rm|Lot|Bldg|#)\.?\s*#?\w+"
@@ -391,9 +391,9 @@ def zh_organisations(text: str) -> list[Span]:
         if text[s:e] not in lexicon.ORG_GENERIC_ZH and e - s >= 2 and not _department(text[s:e]) and \
                 not text[s:e].endswith(("工人", "员", "师", "农民", "司机")):
             out.append(Span(s, e, ORGANIZATION, 0.8, "zh-organisation-cue"))
-    from climedbench.deid.zh_places import with_place_before  # a place glued before the name (zh_places.py)
+    from climedbench.deid.zh_places import place_before  # a place glued before the name (zh_places.py)
 
-    return with_place_before(text, out)
+    return [Span(place_before(text, s.start), s.end, s.entity, s.score, s.detector) for s in out]
 
 
 def _zh_org_tail(text: str, end: int) -> int:

@@ -34,6 +34,15 @@ def gb11643_valid(value: str) -> bool:
     return "10X98765432"[total % 11] == s[17]
 
 
+def identifier_shape(value: str) -> bool:
+    """Five digits or more, or letters with three digits or more (UJ458AB); not a year alone, a dose, a time."""
+    digits = sum(c.isdigit() for c in value)
+    letters = sum(c.isalpha() for c in value)
+    if re.fullmatch(r"(?:19|20)\d{2}", value) or re.search(r"\d(?:mg|ml|mL|kg|cm|mm|g|h|min)$", value):
+        return False
+    return digits >= 5 or (letters >= 1 and digits >= 3 and len(value) >= 5)
+
+
 def luhn_valid(value: str) -> bool:
     digits = [int(c) for c in re.sub(r"\D", "", value)]
     if len(digits) < 12:

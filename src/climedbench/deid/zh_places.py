@@ -11,9 +11,6 @@ import re
 from functools import cache
 from pathlib import Path
 
-from climedbench.deid.detectors import Span
-from climedbench.deid.patterns import ADDRESS
-
 _TOWN_ENDINGS = ("街道", "苏木", "镇", "乡")
 # What may follow a town: villages, groups, house numbers (…镇青石村3组, …乡前进村12号).
 _AFTER_TOWN = re.compile(r"(?:[\u4e00-\u9fa5]{1,6}?(?:村|社区|嘎查|屯|组|队))*(?:\d{1,4}(?:组|号|队))?")
@@ -90,7 +87,8 @@ def _short_regex() -> re.Pattern[str]:
     return re.compile(f"{_PLACE_BEFORE}(?P<v>{names}){_PLACE_AFTER}|(?P<c>{county})")
 
 
-def zh_places_more(text: str) -> list[Span]:
+def zh_places_more(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, detector) of the towns and short place names (detectors.zh_addresses makes them spans)."""
     out = []
     names = towns()
     for m in re.finditer("街道|苏木|镇|乡", text):
@@ -101,11 +99,11 @@ def zh_places_more(text: str) -> list[Span]:
                 if _ORG_AFTER.match(text, end):  # the town's part of an organisation's name (…街道社区卫生服务中心)
                     break
                 tail = _AFTER_TOWN.match(text, end)
-                out.append(Span(start, tail.end() if tail else end, ADDRESS, 0.8, "zh-town"))
+                out.append((start, tail.end() if tail else end, "zh-town"))
                 break
     for m in _short_regex().finditer(text):
         group = "v" if m.group("v") is not None else "c"
-        out.append(Span(*m.span(group), ADDRESS, 0.75, "zh-place-short"))
+        out.append((*m.span(group), "zh-place-short"))
     return out
 
 
@@ -120,19 +118,14 @@ def _place_end_regex() -> re.Pattern[str]:
     return re.compile(f"(?:{names})(?P<mid>[\u4e00-\u9fa5]{{0,4}})$")
 
 
-def with_place_before(text: str, spans: list[Span]) -> list[Span]:
-    """Organisations whose name starts with a place that the search for their start stopped short of, at a character
-    that is also a function word (深圳前海… stopped at 前, 某区殿前街道… too): the span starts at the place when at
-    most four characters lie between the place and the span, none of them punctuation."""
-    out = []
-    for s in spans:
-        if s.entity != "ORGANIZATION" or s.start == 0 or not "\u4e00" <= text[s.start - 1] <= "\u9fa5":
-            out.append(s)
-            continue
-        before = text[max(0, s.start - 12):s.start]
-        m = _place_end_regex().search(before)
-        start = s.start - len(before) + m.start() if m is not None and m.group("mid") != before else s.start
-        if m is not None and re.search("[在于到至往赴从经的和与及、]", m.group("mid")):
-            start = s.start
-        out.append(Span(start, s.end, s.entity, s.score, s.detector) if start != s.start else s)
-    return out
+def place_before(text: str, start: int) -> int:
+    """Where an organisation's name starts that the search for its start (at `start`) stopped short of, at a
+    character that is also a function word (深圳前海… stopped at 前, 某区殿前街道… too): at the place glued before
+    it, when at most four characters lie between the place and `start`, none of them a preposition or a joiner."""
+    if start == 0 or not "\u4e00" <= text[start - 1] <= "\u9fa5":
+        return start
+    before = text[max(0, start - 12):start]
+    m = _place_end_regex().search(before)
+    if m is None or m.group("mid") == before or re.search("[在于到至往赴从经的和与及、]", m.group("mid")):
+        return start
+    return start - len(before) + m.start()

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 
 from climedbench.deid.detectors import Span
-from climedbench.deid.patterns import ACCOUNT_ID, ADDRESS, AGE, DATE, NAME, RECORD_NUMBER
+from climedbench.deid.patterns import ACCOUNT_ID, ADDRESS, AGE, DATE, NAME, RECORD_NUMBER, identifier_shape
 
 _CJK = "\u4e00-\u9fa5"
 # What a header cell names, by its words (the words in brackets dropped: 患者（床号） is a patient column).
@@ -136,12 +136,14 @@ def _plausible_name(name: str) -> bool:
     import jieba.posseg as pseg
 
     from climedbench.deid import lexicon
-    from climedbench.deid.zh_name_forms import _plausible
-    from climedbench.deid.zh_names import _looks_like_word
+    from climedbench.deid.zh_name_forms import _plausible, jieba_words
 
-    proper = any(t.flag.startswith(("nr", "ns", "nz")) for t in pseg.lcut(name))
+    tags = [t.flag for t in pseg.lcut(name)]
+    proper = any(t.startswith(("nr", "ns", "nz")) for t in tags)
+    # A dictionary word that jieba does not read as one proper noun (as zh_names._looks_like_word).
+    word = jieba_words().get(name, 0) > 0 and not (len(tags) == 1 and proper)
     return name not in lexicon.ZH_CLINICAL_NOT_NAMES and \
-        ((proper and _plausible(name)) or (len(name) >= 3 and not _looks_like_word(name)))
+        ((proper and _plausible(name)) or (len(name) >= 3 and not word))
 
 
 def table_spans(text: str) -> list[Span]:
@@ -152,7 +154,6 @@ def table_spans(text: str) -> list[Span]:
 
 @lru_cache(maxsize=2)
 def _table_spans(text: str) -> tuple[Span, ...]:
-    from climedbench.deid.context import _identifier_shape
 
     out = []
     for columns, cells in _rows(text):
@@ -164,7 +165,7 @@ def _table_spans(text: str) -> tuple[Span, ...]:
                     out.append(Span(s, s + len(name), NAME, 0.8, "zh-table-name"))
             elif kind == AGE and re.fullmatch(r"\d{2,3}\s*岁?", value) and int(re.match(r"\d+", value).group()) >= 90:  # type: ignore[union-attr]
                 out.append(Span(s, e, AGE, 0.8, "zh-table-age"))
-            elif kind == RECORD_NUMBER and _identifier_shape(value):
+            elif kind == RECORD_NUMBER and identifier_shape(value):
                 out.append(Span(s, e, RECORD_NUMBER, 0.8, "zh-table-id"))
             elif kind == ACCOUNT_ID and re.fullmatch(r"[A-Za-z][A-Za-z0-9_.-]{2,}", value) and \
                     re.search(r"[\d_.]", value):
