@@ -54,9 +54,10 @@ CASES = [
      "受试者姓名缩写：GCS\nName：SHAO WENJIE　性别：男",
      ["葛春生", "臧立群", "甄小梅", "邬丽华", "GCS", "SHAO WENJIE"], ["左侧肢体", "心内科"]),
     # Organisations whose name starts with a place before a character that is also a function word; the adverb
-    # 曾 "once" before 在 is no surname.
-    ("工作：在杭州前进化工有限公司做会计\n产检：在某区后宅街道社区卫生服务中心建卡。患者曾在外院就诊。",
-     ["杭州前进化工有限公司"], ["曾在"]),
+    # 曾 "once" before 在 is no surname; 申请人 is no organisation's cue (申请 is).
+    ("工作：在杭州前进化工有限公司做会计\n产检：在某区后宅街道社区卫生服务中心建卡。患者曾在外院就诊。\n"
+     "申请人之父于2021年3月2日入院。",
+     ["杭州前进化工有限公司"], ["曾在", "申请人之父"]),
     # A name of five characters after a label, a signature with the relation after it; kin words and a department
     # before a surname stay.
     ("姓名：敖其尔巴图　性别：男\n家属签字：乌云其木（妻）\n代诉人：母亲宓红\n参会：神经内科晏、骨科",
