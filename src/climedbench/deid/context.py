@@ -16,13 +16,15 @@ from climedbench.deid.patterns import (
     ID_NUMBER,
     INSURANCE_ID,
     LICENSE_PLATE,
+    NAME,
     PASSPORT,
     RECORD_NUMBER,
+    identifier_shape,
 )
 
 # The kind of identifier a cue word names; anything else that ends in 号 / ID / # is a record number.
 _KINDS = (
-    (PASSPORT, r"护照|通行证|台胞证|回乡证|签证|passport|visa"),
+    (PASSPORT, r"护照|通行证|台胞证|回乡证|回鄉證|签证|passport|visa"),
     (ID_NUMBER, r"身份证|出生证|证件|军官证|驾驶证|驾照|permit|licen[cs]e|\bDL\b|\bCDL\b|state\s+id"),
     (INSURANCE_ID, r"保单|保险|报案|理赔|医保|社保|会员|member|policy|claim|insurance|subscriber|group|client\s+id|"
                    r"plan\s+id|medicaid|medicare|pending\s+id"),
@@ -32,27 +34,18 @@ _KINDS = (
 )
 # Words before 号 that do not make an identifier (a bed, a machine, a model, a room, a floor, a size).
 _NOT_ID_CUES = ("床号", "机号", "型号", "房号", "楼号", "层号", "座号", "序号", "挂号", "字号", "尺码号", "期号", "血型号")
-_ZH_CUE = (r"(?:[\u4e00-\u9fa5]{0,6}?(?:编号|号码|单号|档案号|卡号|证号|会员号|保单号|报案号|批号|工号|号|卡|编码|代码|条码)|[\u4e00-\u9fa5]{1,6}"
-           r"(?:ID|id)|医保|社保|护照|身份证|证件|序列号\s*SN)")
+_ZH_CUE = (r"(?:[\u4e00-\u9fa5]{0,6}?(?:编号|号码|单号|档案号|卡号|证号|会员号|保单号|报案号|批号|工号|号|卡|编码|代码|条码|"
+           r"[\u4e00-\u9fa5]码|流水|案件|證號|號)|[\u4e00-\u9fa5]{1,6}(?:ID|id)|医保|社保|护照|身份证|证件|序列号\s*SN)")
 _EN_CUE = (r"(?<![A-Za-z])(?i:(?:[a-z]+\s+)?(?:id|sn|s/n|imei|udi|serial|lic|no\.|number|ref(?:erence)?(?:\s*#)?|case|claim|ticket|acc(?:ession)?|acct|account|lot|"
            r"vin|group|permit|cdl|dl|licen[cs]e|passport|policy|auth(?:orization)?|confirmation|requisition|tracking|"
-           r"receipt|encounter|study\s+id|specimen|tag|communicator\s+id|user(?:name)?|login|handle)(?![A-Za-z])|#)")
+           r"receipt|encounter|study\s+id|specimen|tag|communicator\s+id|user(?:name)?|login|handle|mrn)(?![A-Za-z])|#)")
 _VALUE = r"(?P<v>[A-Za-z0-9(][A-Za-z0-9()./#_\-]*(?:[ ]{1,2}[A-Z0-9(][A-Z0-9()./#\-]*){0,4})"
 
 
 @cache
 def _id_regexes() -> tuple[re.Pattern[str], ...]:
-    sep = r"[ \t\u3000]*[:：#＃]?[ \t\u3000]*(?:\((?:US|[A-Z]{2})\)[ \t]*)?(?:#[ \t]*)?"
+    sep = r"[ \t\u3000]*[:：#＃=]?[ \t\u3000]*(?:\((?:US|[A-Z]{2})\)[ \t]*)?(?:#[ \t]*)?"
     return (re.compile(f"(?P<cue>{_ZH_CUE}){sep}_*{_VALUE}"), re.compile(f"(?P<cue>{_EN_CUE}){sep}{_VALUE}"))
-
-
-def _identifier_shape(value: str) -> bool:
-    """Five digits or more, or letters with three digits or more (UJ458AB); not a year alone, a dose, a time."""
-    digits = sum(c.isdigit() for c in value)
-    letters = sum(c.isalpha() for c in value)
-    if re.fullmatch(r"(?:19|20)\d{2}", value) or re.search(r"\d(?:mg|ml|mL|kg|cm|mm|g|h|min)$", value):
-        return False
-    return digits >= 5 or (letters >= 1 and digits >= 3 and len(value) >= 5)
 
 
 def cued_identifiers(text: str) -> list[Span]:
@@ -60,7 +53,7 @@ def cued_identifiers(text: str) -> list[Span]:
     for rx in _id_regexes():
         for m in rx.finditer(text):
             cue = m.group("cue")
-            if cue.endswith(_NOT_ID_CUES) or any(cue.endswith(c) for c in _NOT_ID_CUES):
+            if cue.endswith(_NOT_ID_CUES) and not cue.endswith("随机号"):  # a trial's randomisation number is one
                 continue
             s, value = m.start("v"), m.group("v")
             # Stop before a word that is not part of the value (… on file, … expires).
@@ -81,7 +74,7 @@ def cued_identifiers(text: str) -> list[Span]:
                 continue
             kind = next((k for k, rx_kind in _KINDS if re.search(rx_kind, cue, re.IGNORECASE)), RECORD_NUMBER)
             account = kind == ACCOUNT_ID and re.search(r"\d|_|\.", value) is not None
-            if not value or not (_identifier_shape(value) or account):
+            if not value or not (identifier_shape(value) or account):
                 continue
             out.append(Span(s, s + len(value), kind, 0.85, "id-cue"))
     # A handle with an underscore or a dot between letters and digits (jdoe_84, misty.lynn.1990, tbrennan#4471).
@@ -91,7 +84,31 @@ def cued_identifiers(text: str) -> list[Span]:
         if "#" in m.group("v") and not re.search(r"[a-z]", m.group("v").split("#")[0]):
             continue  # POD#2, HD#3: a day count
         out.append(Span(m.start("v"), m.end("v"), ACCOUNT_ID, 0.8, "handle"))
+    if re.search("[\u4e00-\u9fa5]", text):  # the cells of a Chinese table's columns (its names: zh_names)
+        from climedbench.deid.zh_tables import table_spans
+
+        out += [s for s in table_spans(text) if s.entity != NAME]
+        out += _zh_bracketed_and_long_ids(text)
     return out
+
+
+# A specimen's number in brackets after the test that took it (病理（P22-0345）, 活检病理（BX24-118）).
+_ZH_BRACKETED_ID = re.compile(r"(?:病理|活检|标本|送检|穿刺|细胞学)[\u4e00-\u9fa5]{0,4}[（(](?P<v>[A-Z]{0,4}\d{2,4}-?\d{3,8})[）)]")
+# Letters and eight digits or more (LP3201250066318), or twelve digits or more: an identifier without any cue (a
+# claim, a transaction); not a toll-free number.
+_ZH_LONG_ID = re.compile(r"(?<![A-Za-z0-9_\-])(?P<v>[A-Z]{1,5}-?\d{8,20}|(?!400|800)\d{12,20})(?![A-Za-z0-9_\-])")
+
+
+def _zh_bracketed_and_long_ids(text: str) -> list[Span]:
+    out = [Span(*m.span("v"), RECORD_NUMBER, 0.8, "zh-specimen-id") for m in _ZH_BRACKETED_ID.finditer(text)]
+    out += [Span(*m.span("v"), RECORD_NUMBER, 0.6, "zh-long-id") for m in _ZH_LONG_ID.finditer(text)]
+    out += [Span(*m.span(), DATE, 0.8, "zh-ocr-date") for m in _OCR_DATE.finditer(text) if "O" in m.group()]
+    return out + [Span(*m.span(), DATE, 0.75, "zh-iso-ym") for m in _ISO_YM.finditer(text)]
+
+
+# A date OCR read with the letter O for zeros (2O23-O7-12 O8:15), and a year and month (2019-04; not 2019-4-1).
+_OCR_DATE = re.compile(r"(?<![\w.])[12][0-9O]{3}([-/.])[0-9O]{1,2}\1[0-9O]{1,2}(?:[ T][0-9O]{1,2}:[0-9O]{2})?(?![\w])")
+_ISO_YM = re.compile(r"(?<![\w.\-/])(?:19|20)\d{2}-(?:0[1-9]|1[0-2])(?![\w\-/]|\.\d)")
 
 
 _ICD = re.compile(r"[A-Z]\d{2}(?:\.[0-9xX]{1,4})?")
@@ -150,10 +167,12 @@ _WEEKDAY_END = re.compile(_WEEKDAY + r"$")
 # between them, none needed.
 _TIME_AFTER = re.compile(
     r"(?:T|[ \t\u3000]{0,2})(?:"
-    r"(?:(?:上午|下午|晚上|凌晨|中午|早上|夜间|傍晚|清晨)[ \t\u3000]?)?(?:[01]?\d|2[0-3])[:：][0-5]\d(?:[:：][0-5]\d)?Z?"
-    r"(?:[ ]?(?i:am|pm|a\.m\.|p\.m\.)(?![A-Za-z]))?"
-    r"|(?:(?:上午|下午|晚上|凌晨|中午|早上|夜间|傍晚|清晨)[ \t\u3000]?)?(?:[01]?\d|2[0-3])[ ]?[时点](?:[ ]?(?:[0-5]?\d[ ]?分|半))?"
+    r"(?:(?:上午|下午|晚上|凌晨|中午|早上|夜间|傍晚|清晨|晚|早|夜)[ \t\u3000]?约?)?(?:[01]?\d|2[0-3])[:：][0-5]\d(?:[:：][0-5]\d)?Z?"
+    r"(?:[ ]?(?i:am|pm|a\.m\.|p\.m\.)(?![A-Za-z]))?(?:[ ]?[-~～—–至到][ ]?(?:[01]?\d|2[0-3])[:：][0-5]\d(?![\d:]))?"
+    r"|(?:(?:上午|下午|晚上|凌晨|中午|早上|夜间|傍晚|清晨|晚|早|夜)[ \t\u3000]?约?)?(?:[01]?\d|2[0-3])[ ]?[时点]"
+    r"(?:[ ]?(?:[0-5]?\d[ ]?分|半))?许?"
     r"|(?:上午|下午|晚上|凌晨|中午|早上|夜间|傍晚|清晨)"
+    r"|[（(](?:星期|周)[一二三四五六日天][）)]"
     r"|(?:[01]\d|2[0-3])[0-5]\d(?![\w.:/%]|\s*(?:mg|ml|mL|g|kg|cm|mm|U|IU|次|天|ml/h)))")
 
 
@@ -161,12 +180,21 @@ def with_weekdays(text: str, spans: list[Span]) -> list[Span]:
     """A weekday written right before a date belongs to it (Sat 21 Oct 2023, Thursday, June 6, 2024, 周三 3月5日), and
     a time of day right after it too (`_TIME_AFTER`: a date and its time are one identifier)."""
     out = []
+    text = _ascii_digits(text)
     for s in spans:
         m = _WEEKDAY_END.search(text, max(0, s.start - 12), s.start) if s.entity == DATE else None
         t = _TIME_AFTER.match(text, s.end) if s.entity == DATE and _date_with_day(text[s.start:s.end]) else None
         end = t.end() if t is not None and t.end() > s.end else s.end
         out.append(Span(m.start() if m else s.start, end, s.entity, s.score, s.detector) if m or end != s.end else s)
     return out
+
+
+def _ascii_digits(text: str) -> str:
+    """Full-width digits and colons as ASCII, one character for one (２０２４－１１－０７　０６：５８)."""
+    return text.translate(_FULL_WIDTH) if re.search("[０-９：－]", text) else text
+
+
+_FULL_WIDTH = str.maketrans("０１２３４５６７８９：－", "0123456789:-")
 
 
 def _date_with_day(value: str) -> bool:

@@ -263,7 +263,7 @@ def _zh_place_regex() -> re.Pattern[str]:
     # After the place: chunks that each end in an address word (区, 路, 号, 村, 组, 室, ...), as many as follow.
     detail = f"(?:[\u4e00-\u9fa5A-Za-z0-9０-９\\-#－—]{{0,12}}?[{tail}])*"
     return re.compile(f"(?:{'|'.join(map(re.escape, places))}){detail}"
-                      f"(?:[0-9０-９]+(?:[-－][0-9０-９]+)*[号室楼栋层组]?)?(?:附近|一带|周边|对面)?")
+                      f"(?:[0-9０-９]+(?:[-－][0-9０-９]+)*[号室楼栋层组门]?){{0,2}}(?:附近|一带|周边|对面)?")
 
 
 _ZH_ADDRESS_CUE = re.compile(r"(?:住址|地址|家住|住在|现住|现居|居住于|居住地|户籍地址?|户籍|户口所在地|通讯地址|联系地址|工作单位地址|"
@@ -312,7 +312,9 @@ def zh_addresses(text: str) -> list[Span]:
                     s += 1
             if e - s >= 2:
                 out.append(Span(s, e, ADDRESS, 0.85, name))
-    return out
+    from climedbench.deid.zh_places import zh_places_more  # towns and short names (a module of its own)
+
+    return out + [Span(s, e, ADDRESS, 0.8, name) for s, e, name in zh_places_more(text)]
 
 
 _UNIT = r"(?:Apt|Apartment|Suite|Ste|Unit|Fl|Floor|Room|Rm|Lot|Bldg|#)\.?\s*#?\w+"
@@ -389,7 +391,9 @@ def zh_organisations(text: str) -> list[Span]:
         if text[s:e] not in lexicon.ORG_GENERIC_ZH and e - s >= 2 and not _department(text[s:e]) and \
                 not text[s:e].endswith(("工人", "员", "师", "农民", "司机")):
             out.append(Span(s, e, ORGANIZATION, 0.8, "zh-organisation-cue"))
-    return out
+    from climedbench.deid.zh_places import place_before  # a place glued before the name (zh_places.py)
+
+    return [Span(place_before(text, s.start), s.end, s.entity, s.score, s.detector) for s in out]
 
 
 def _zh_org_tail(text: str, end: int) -> int:
@@ -407,7 +411,7 @@ def _zh_org_tail(text: str, end: int) -> int:
     return end
 
 
-_ZH_ORG_CUE = re.compile(r"(?:工作单位|单位名称|就职于|任职于|供职于|就读于|学校|雇主|所在单位|申请了?|援助机构|平台|保险公司|"
+_ZH_ORG_CUE = re.compile(r"(?:工作单位|单位名称|就职于|任职于|供职于|就读于|学校|雇主|所在单位|申请了?(?!人)|援助机构|平台|保险公司|"
                          r"保险|工作(?!通道|腔|能力|量|时|日)|经营|外企员工|职业[^\n，。]{0,8}[（(])[:：\s（(]*"
                          r"(?P<v>[A-Z][A-Za-z&.'-]*(?: [A-Z][A-Za-z&.'-]*){0,4}"
                          r"|[\u4e00-\u9fa5A-Za-z0-9]{2,24}?(?:[（(][\u4e00-\u9fa5]{2,4}[）)])?[\u4e00-\u9fa5A-Za-z]*?)"

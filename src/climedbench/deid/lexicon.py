@@ -48,11 +48,16 @@ ZH_NAME_BEFORE = (
     "收件人", "被保险人", "投保人", "受益人", "居民", "来电者", "调度员", "调解员", "记录员", "编码员", "登记员", "业务员",
     "督导员", "配血者", "检验者", "检验员", "主检医生", "新生儿", "随访人", "陪护人", "签约医生", "通知人", "测评师",
     "叫", "名叫", "妻",
+    # Staff by their shift or rank (二线, 听班, 护士长, 进修医师), the people of a school, a workplace or a dispute, and
+    # the patient's full or new name (全名, 取名).
+    "护士长", "一线", "二线", "三线", "听班", "总值班", "住院总", "进修医师", "进修医生", "规培医师", "规培医生", "实习医师",
+    "实习医生", "导医", "保健医", "保健医生", "校医", "安全员", "配偶", "生母", "生父", "开单医生", "开单医师", "鉴定人",
+    "被鉴定人", "调查人", "全名", "取名", "名为", "查明为",
 )
 # Words that are cues for a name only before a colon (报告：蓝海, but 报告未见异常).
 ZH_NAME_BEFORE_COLON = (
     "报告", "复核", "审核", "调配", "核对", "接收", "转出", "转入", "巡回", "器械", "参会", "参加", "主持", "经办", "接诊",
-    "签字", "户名", "开户名", "持卡人", "收款人", "账户名", "检验", "配药", "执行", "通知", "上级",
+    "签字", "户名", "开户名", "持卡人", "收款人", "账户名", "检验", "配药", "执行", "通知", "上级", "交班", "接班",
 )
 # Words after a name: titles and roles.
 ZH_NAME_AFTER = (
@@ -173,7 +178,11 @@ ORG_SUFFIXES_ZH_MORE = ("分行", "支行", "营业部", "分公司", "总会", 
                         # Branches, agencies, police and customs, troupes (…分院, …调解委员会, …总队…支队, …工程局).
                         "分院", "委员会", "办事处", "鉴定中心", "保健中心", "保健院", "检验所", "防治所", "检测中心",
                         "支队", "大队", "总队", "公安局", "管理局", "工程局", "航空局", "海关", "剧团", "乐团", "艺术团",
-                        "评弹团", "歌舞团")
+                        "评弹团", "歌舞团",
+                        # Care and public bodies by their kind (…医疗中心, …健康服务中心, …血液中心, …司法鉴定所,
+                        # …医疗保障局), pharmacies and airports; a shop's branch (…中心店) is the tail's (_zh_org_tail).
+                        "医疗中心", "健康服务中心", "健康中心", "血液中心", "司法鉴定所", "鉴定所", "保障局", "卫生健康局",
+                        "卫生局", "民政局", "教育局", "人社局", "药房", "国际机场", "机场", "互联网医院")
 ADDRESS_TAIL_ZH = "路街道巷弄胡同里村组屯号栋幢楼座层室单元院区园苑城庄寨坊大厦广场花园小区公寓宿舍社区乡镇县市"
 EN_STREET = (r"(?:Broadway|Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|Terrace|Ter|"
              r"Circle|Cir|Highway|Hwy|Parkway|Pkwy|Square|Sq|Trail|Trl|Alley|Row|Crescent|Close)\.?")

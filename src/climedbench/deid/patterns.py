@@ -34,6 +34,15 @@ def gb11643_valid(value: str) -> bool:
     return "10X98765432"[total % 11] == s[17]
 
 
+def identifier_shape(value: str) -> bool:
+    """Five digits or more, or letters with three digits or more (UJ458AB); not a year alone, a dose, a time."""
+    digits = sum(c.isdigit() for c in value)
+    letters = sum(c.isalpha() for c in value)
+    if re.fullmatch(r"(?:19|20)\d{2}", value) or re.search(r"\d(?:mg|ml|mL|kg|cm|mm|g|h|min)$", value):
+        return False
+    return digits >= 5 or (letters >= 1 and digits >= 3 and len(value) >= 5)
+
+
 def luhn_valid(value: str) -> bool:
     digits = [int(c) for c in re.sub(r"\D", "", value)]
     if len(digits) < 12:
@@ -106,7 +115,7 @@ PATTERNS: tuple[PatternSpec, ...] = (
                 0.95),
     PatternSpec(INSURANCE_ID, "insurance-secondary", r"(?<![A-Za-z])secondary[:\s]+(?P<v>[A-Z]{2,4}\d{6,12})", 0.9),
     PatternSpec(PASSPORT, "passport-cue", r"(?<![A-Za-z])(?:护照(?:号码?)?|passport(?:\s+(?:number|no\.?|#))?)" + _SEP +
-                r"(?P<v>[A-Z]{0,2}\d{6,9})", 0.95),
+                r"(?P<v>[A-Z]{0,2}\d{6,9}[A-Z]?)(?![A-Za-z0-9])", 0.95),
     PatternSpec(PASSPORT, "cn-passport", _ND + r"[EG]\d{8}" + _NA, 0.6, flags=0),
     PatternSpec(RECORD_NUMBER, "record-cue",
                 r"(?<![A-Za-z])(?:住院号|门诊号|病案号|病历号|急诊号|就诊卡号|诊疗卡号|登记号|检查号|影像号|放射号|病理号|标本号|条码号|"
@@ -194,6 +203,21 @@ PATTERNS: tuple[PatternSpec, ...] = (
                 r"(?!,?\s+(?:18|19|20)\d{2})", 0.7),
     PatternSpec(DATE, "dm-name", r"(?<![\w])(?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?[ \t](?:of\s+)?" + _MONTHS +
                 r"\b(?!\.?,?\s+(?:18|19|20)\d{2})(?!\.?,?\s+\d{1,2}\b)", 0.7),
+    # Part of a month or a year (2023年5月下旬, 9月初, 2020年冬), and a month alone where a date fits (7月起, 于3月):
+    # not a count of months (3个月, 术后3月, 第2月).
+    PatternSpec(DATE, "zh-month-part", r"(?<![\d个第])(?:(?:18|19|20)\d{2}\s?年\s?)?(?:1[0-2]|0?[1-9])\s?月份?"
+                r"(?:上旬|中旬|下旬|初|底|末|中下旬|中上旬)|(?<!\d)(?:18|19|20)\d{2}\s?年(?:春|夏|秋|冬)(?:季|天)?", 0.85,
+                flags=0),
+    PatternSpec(DATE, "zh-month-cued", r"(?<![\d个第后前余近孕约半每数多])(?:1[0-2]|[1-9])月份?"
+                r"(?=起|开始|复查|恢复|停药|来诊|就诊|入院|出院)|(?<=[于在自从])(?:1[0-2]|[1-9])月份?(?![\d余前后内])", 0.8,
+                flags=0),
+    # A mobile with its middle digits masked (138****5678): what is left still narrows the person down.
+    PatternSpec(PHONE, "cn-mobile-masked", _ND + r"1[3-9]\d[*＊xX]{4}\d{4}" + _NA, 0.85, flags=0),
+    # A Hong Kong identity card number with its check character in brackets (A123456(7)).
+    PatternSpec(ID_NUMBER, "hk-id", _ND + r"[A-Z]{1,2}\d{6}[(（][0-9A][)）]", 0.9, flags=0),
+    # A file number of a mediation, an appraisal or a court (杭调[2023]第12号, 鉴字〔2024〕第8号) after its cue.
+    PatternSpec(RECORD_NUMBER, "zh-docket", r"(?:编号|案号|受理号|文书号|鉴定号|调解号|委托号)[:：\s]*"
+                r"(?P<v>[\u4e00-\u9fa5]{1,8}[\[〔【(（](?:19|20)\d{2}[\]〕】)）][\u4e00-\u9fa5]{0,5}?\d{1,6}号)", 0.9),
     # Ages of 90 and over.
     PatternSpec(AGE, "age-90", r"(?<!\d)(?:9\d|1[0-4]\d)\s?(?:岁|周岁|歲|[\s-]?years?[\s-]?old|\s?y\.?/?o\.?(?![a-z])|\s?yrs?\b|Y\b)", 0.95),
     PatternSpec(AGE, "age-90-words", r"(?:(?<![\u4e00-\u9fa5])九十[一二三四五六七八九]?|一百(?:零?[一二三四五六七八九]|一十[一二三四五六七八九]?)?)(?:周)?岁"

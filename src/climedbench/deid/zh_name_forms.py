@@ -21,12 +21,12 @@ _BOUNDARY = (r"(?=[ \t\n，,。；;、/／（()）：:]|$"
 # (参加人员：医生 孔令辉、护士长 薛冬梅；家属 褚国梁).
 _FIELD_START = r"(?:^|(?<=[ \t，,。；;：:、（(）)】\]|｜]))"
 # Roles a label ends with (入院登记员, 配血者, 被保险人, 测评师, 主检医生, 责任护士, 护士长).
-_ROLE_END = "(?:者|人|员|师|医生|医师|护士|护师|主任|大夫|专家|护士长|家长|监护人)"
+_ROLE_END = "(?:者|人|员|师|医生|医师|护士|护师|主任|大夫|专家|护士长|家长|监护人|签字|签名)"
 # Values after a label that are not a person (本人, 不详, 自行来院, 同上).
 _NOT_PERSON_START = ("本人", "不详", "暂无", "未", "无", "同上", "见", "详见", "自行", "患者",
                      "家属", "医生", "护士", "签字", "签名", "日期", "时间", "电话", "联系", "已",
                      "均", "由", "经", "为", "在")
-_TITLES = "医生|医师|主任|大夫|教授|护士长|老师|会诊"
+_TITLES = "医生|医师|副主任|主任|大夫|副教授|教授|护士长|老师|会诊|主治医师|主治"
 _NOT_PERSON_END = (*"科室院所部组局处队区市省县镇村路号床病症炎术药片液剂素酸类型期级",
                    *"性情况项位例人者员师家方侧度次天年月", "中心")
 
@@ -39,7 +39,8 @@ def _regexes() -> dict[str, re.Pattern[str]]:
     single, compound = lexicon.zh_surnames()
     surname = "(?:" + "|".join(sorted(compound, key=len, reverse=True)) + "|[" + \
         "".join(sorted(single - lexicon.FUNCTION_SURNAMES)) + "])"
-    value = rf"(?P<v>[{_CJK}]{{2,4}}(?:[{_DOT}][{_CJK}]{{1,6}}){{0,2}})"
+    # Two to five characters: a Mongolian or Tibetan name may be five long (…巴特尔, …次仁).
+    value = rf"(?P<v>[{_CJK}]{{2,5}}(?:[{_DOT}][{_CJK}]{{1,6}}){{0,2}})"
     return {
         # A label (a role or a cue word) then a colon, a space or a bracket, then the name alone in its field.
         "role": re.compile(rf"{_FIELD_START}(?P<cue>[{_CJK}]{{0,6}}?{_ROLE_END}|{cues})[ \t]*{latin}"
@@ -130,12 +131,20 @@ _AFTER_DOTTED = (*lexicon.ZH_NAME_AFTER, "陪同", "陪护", "要求", "来", "�
                  "之", "询问", "电话", "办理", "本人")
 
 
+_KIN_WORDS = tuple(w for w in lexicon.ZH_NAME_BEFORE if len(w) >= 2)
+
+
 def zh_name_forms(text: str) -> list[Span]:
     out: list[Span] = []
     rx = _regexes()
     for m in rx["role"].finditer(text):
         s, e = m.span("v")
         value = m.group("v")
+        # A kin word before the name is not the name's (代诉人：母亲李某某); a name and 之子 is a newborn's label.
+        kin = next((w for w in _KIN_WORDS if value.startswith(w) and len(value) - len(w) >= 2), "")
+        s, value = s + len(kin), value[len(kin):]
+        if len(value) == 5 and re.search("[之科室院部区市县组]", value):  # 胸外科某某: a department and a name
+            continue
         bracket = m.group("sep").strip() in ("（", "(")
         if bracket and not re.match(r"[，,）)]", text[e:e + 1]):
             continue

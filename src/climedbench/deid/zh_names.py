@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from climedbench.deid import jieba_hmm, lexicon
+from climedbench.deid import jieba_hmm, lexicon, zh_tables
 from climedbench.deid.detectors import Span
 from climedbench.deid.patterns import NAME
 from climedbench.deid.zh_name_forms import jieba_words as _jieba_words
@@ -22,7 +22,7 @@ def _zh_name_regexes() -> tuple[re.Pattern[str], re.Pattern[str]]:
     before = _cue_alternation()
     after = "|".join(sorted(map(re.escape, lexicon.ZH_NAME_AFTER), key=len, reverse=True))
     # A cue, an optional separator, then a surname and one or two given characters.
-    cued = re.compile(f"(?:{before})[:：_\\s]*(?:为|是|叫|名叫)?[:：_\\s]*(?P<v>{surname}[\u4e00-\u9fa5]{{1,2}})")
+    cued = re.compile(f"(?:{before})[:：=_\\s]*(?:为|是|叫|名叫)?[:：_\\s]*(?P<v>{surname}[\u4e00-\u9fa5]{{1,2}})")
     titled = re.compile(f"(?P<v>{surname}[\u4e00-\u9fa5]{{0,2}}?)(?:{after})")
     return cued, titled
 
@@ -96,7 +96,8 @@ def _not_a_name(text: str, start: int, end: int, sl: int, strong: bool) -> bool:
     two = start + sl + 1
     # 术 names an operation (张氏术), but 术后 / 术前 / 术中 is a time after a name (患者仇志刚术后第7天).
     if any((text.startswith(m, two) or text.startswith(m, end)) and
-           not (m == "术" and text[end + 1:end + 2] in ("后", "前", "中") and text.startswith(m, end))
+           not (m == "术" and text[end + 1:end + 2] in ("后", "前", "中") and text.startswith(m, end)) and
+           not (m == "症" and text.startswith("症状", end))  # 症状 "symptoms" after a name (…王某症状轻)
            for m in _MEDICAL_AFTER):
         return True
     if strong:
@@ -108,8 +109,8 @@ def _zh_name_lists(text: str, found: list[Span]) -> list[Span]:
     """Names listed after a found one (护士签名：潘欣红  薛嘉; 王强、李娜), and a name after a bed number in a header
     (38床  雷杰丽)."""
     single, compound = lexicon.zh_surnames()
-    out: list[Span] = []
     queue = [(s.end, True) for s in found] + [(m.end(), False) for m in re.finditer(r"\d+\s?床[ \t\u3000]+", text)]
+    out: list[Span] = _after_bed(text)
     # A name alone on its line (a signature), or at a line's start before the sex (欧阳子涵  女  19岁).
     queue += [(m.start(1), False) for m in re.finditer(r"(?m)^[ \t\u3000]*()[\u4e00-\u9fa5]{2,4}(?:[ \t\u3000]*$|"
                                                        r"[ \t\u3000]+(?:[男女]|\d{1,3}岁)[ \t\u3000,，])", text)]
@@ -143,7 +144,24 @@ def _zh_name_lists(text: str, found: list[Span]) -> list[Span]:
     return out
 
 
-_NAME_JOINERS = "和与及、同对给让请被由向跟找"
+def _after_bed(text: str) -> list[Span]:
+    """A name written right after a bed number, without a space (26床王某某诉胸闷, 9床李某（术后第1天）): the given
+    name's length as `_given_length` reads it; not a word (3床左侧, 5床床旁)."""
+    single, compound = lexicon.zh_surnames()
+    out = []
+    for m in re.finditer(r"(?<![\d-])\d{1,3}\s?床(?=[\u4e00-\u9fa5])", text):
+        j = m.end()
+        sl = 2 if text[j:j + 2] in compound else 1 if text[j] in single and text[j] not in lexicon.FUNCTION_SURNAMES else 0
+        if not sl:
+            continue
+        end = _given_length(text, j, sl, min(len(text), j + sl + 2))
+        if end - j > sl and not _not_a_name(text, j, end, sl, strong=False) and \
+                text[j:end] not in lexicon.ZH_CLINICAL_NOT_NAMES:
+            out.append(Span(j, end, NAME, 0.8, "zh-name-bed"))
+    return out
+
+
+_NAME_JOINERS = "和与及、同对给让请被由向跟找谢员知问诉"  # …谢谢曹医生, 管理员闫护士, 通知李医生
 _STRONG_CUES = frozenset(("姓名", "签名", "医师签名", "医生签名", "记录者", "记录人", "联系人", "家属", "监护人", "代理人"))
 
 
@@ -169,12 +187,16 @@ def zh_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
             word in _STRONG_CUES
         if sl == 1 and text[start] in lexicon.FUNCTION_SURNAMES and not strong:
             continue
+        # A surname that is also an adverb before a preposition or a verb (患者曾在外院, 患者常于夜间): no name.
+        if not strong and end - start == sl + 1 and text[start + sl] in "在于因被把将已经是有从到":
+            continue
         if not _not_a_name(text, start, end, sl, strong):
             found.append(Span(start, end, NAME, 0.85, "zh-name-cue"))
             pos = end
     found += zh_name_forms(text)
     found += more_zh_names(text, found)
     found += _zh_name_lists(text, found)
+    found += [s for s in zh_tables.table_spans(text) if s.entity == NAME]
     for m in titled.finditer(text):
         start, end = m.span("v")
         name = text[start:end]
@@ -284,9 +306,13 @@ def _more_regexes() -> dict[str, re.Pattern[str]]:
         "nickname": re.compile(rf"(?:(?P<cue>{cue}){_GAP}*[:：（(]?{_GAP}*|(?<!{_CJK1}))(?P<v>[老小][{names_single}])"
                                rf"(?!{_CJK1}{{0,1}}[时年儿便孩组便])"),
         # A Latin-script name after a Chinese cue (患者Tom Harris, 住院医师 Huang J., 治疗师：Wang Lei).
-        "latin": re.compile(rf"(?:{cue}|Dr\.?|Miss|Mr\.?|Mrs\.?|Ms\.?){_GAP}*[:：]?{_GAP}*(?P<v>{_LATIN_NAME})"),
+        "latin": re.compile(rf"(?:{cue}|Dr\.?|Miss|Mr\.?|Mrs\.?|Ms\.?|(?<![A-Za-z])(?:Name|Patient)(?=[ \t]*[:：])){_GAP}*"
+                            rf"[:：]?{_GAP}*(?P<v>{_LATIN_NAME})"),
         # A Chinese surname after an English title (Dr. 梁, Miss 赵).
         "title-surname": re.compile(rf"(?:Dr|Mr|Mrs|Ms|Miss|Prof)\.?{_GAP}*(?P<v>{surname}{_CJK1}{{0,2}}?){end}"),
+        # A mother's name that names her newborn (李某某之子, 王某之女), and initials for a name (姓名缩写：ZJH).
+        "newborn": re.compile(rf"(?<!{_CJK1})(?P<v>{surname}{_CJK1}{{1,2}}?)之[子女](?!{_CJK1}{{0,1}}[病症])"),
+        "initials": re.compile(r"(?:姓名缩写|名字缩写|缩写|首字母)[ \t]*[:：][ \t]*(?P<v>[A-Z]{2,4})(?![A-Za-z])"),
         # A surname after a department (麻醉科鲁医师, 肿瘤内科尚、胸外科柏).
         "department": re.compile(rf"(?<=[科室])(?P<v>[{names_single}])(?=[、，,（(]|医师|医生|主任|大夫|教授)"),
     }
@@ -308,6 +334,8 @@ def more_zh_names(text: str, found: list[Span]) -> list[Span]:
                     continue
             if name == "nickname" and not m.group("cue") and (_jieba_words().get(value, 0) > 0 or
                                                                not _PERSON_CONTEXT.match(text, e)):
+                continue
+            if name == "newborn" and _looks_like_word(value):
                 continue
             # Not the English half of a bilingual label (医生 Doctor：, 姓名 Name：).
             if name == "latin" and (value.lower() in lexicon.EN_NOT_NAMES or re.match(r"[ \t]*[:：]", text[e:e + 3])):
