@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from climedbench.deid import lexicon
+from climedbench.deid import en_words, lexicon
 from climedbench.deid.patterns import ADDRESS, NAME, ORGANIZATION, PATTERNS, PatternSpec
 
 
@@ -111,11 +111,12 @@ def en_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
     found: list[Span] = []
     for rx, detector in zip(regexes, names, strict=True):
         for m in rx.finditer(text):
-            if detector == "en-name-caps" and _caps_not_name(m.group("v")):
+            if detector == "en-name-caps" and _caps_not_name(m.group("v")) or \
+                    detector == "en-name-lastfirst" and m.group("v").isupper() and _caps_not_name(m.group("v")):
                 continue
             trimmed = _trim_name(text, *m.span("v")) if detector not in ("en-initials", "en-name-caps",
                                                                          "en-name-caps-title") \
-                else m.span("v")
+                else en_words.leading_names(text, *m.span("v")) if detector == "en-name-caps-title" else m.span("v")
             trimmed = strip_title(text, *trimmed) if trimmed is not None else None
             if trimmed is None:
                 continue
@@ -134,7 +135,8 @@ def en_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
             found.append(Span(m.start(), m.end(), NAME, 1.0, "deny-list"))
     # Each part of a found name (Smith of John Smith) found again elsewhere in the note.
     parts = {p for s in found for p in re.findall(r"[A-Z][a-z]{2,}(?:-[A-Z][a-z]+)?|[A-Z]{3,}", text[s.start:s.end])
-             if p.lower() not in lexicon.EN_NOT_NAMES and not lexicon.clinical_word(p)}
+             if p.lower() not in lexicon.EN_NOT_NAMES and not lexicon.clinical_word(p) and
+             (en_words.known_name(p) or not en_words.common_word(p))}
     parts |= {p.capitalize() for p in parts if p.isupper()} | {p.upper() for p in parts if not p.isupper()}
     for p in parts:
         for m in re.finditer(r"\b" + re.escape(p) + r"\b", text):
@@ -150,7 +152,7 @@ def _caps_not_name(value: str) -> bool:
     ROSA stays a name)."""
     words = re.findall(r"[A-Za-z]+(?:[-'][A-Za-z]+)*", value)
     return any(w.lower() in lexicon.EN_NOT_NAMES or (len(w) >= 3 and not re.search(r"[AEIOUY]", w.upper()))
-               for w in words) or all(lexicon.clinical_word(w) for w in words)
+               for w in words) or all(lexicon.clinical_word(w) for w in words) or not en_words.last_first(value)
 
 
 def _clinical(value: str) -> bool:
