@@ -220,8 +220,8 @@ def spacy_persons(doc: object, text: str) -> list[Span]:
         if not re.search(r"[A-Z][a-z]{2,}", value) or re.search(r"\d", value) or \
                 not words[0][:1].isupper() or _clinical(value) or \
                 any(w.lower() in lexicon.EN_NOT_NAMES for w in words) or _drug_word(words, text) or _label(text, *trimmed) or \
-                (len(words) == 1 and _DOSE_AFTER.match(text, trimmed[1])):
-            continue
+                (len(words) == 1 and _DOSE_AFTER.match(text, trimmed[1])) or not en_words.person_words(words):
+            continue  # one word: a known name (not Carevue, Fentanyl); more: no common word (not Repeat Hct)
         out.append(Span(*trimmed, NAME, 0.7, "spacy-person"))
     return out
 

@@ -63,9 +63,29 @@ def _capitalised(word: str) -> bool:
     return word[:1].isupper()
 
 
+# A second name after the first in a list (DRS KOWALSKI AND NAKAMURA, Drs Ito & Brandt).
+_AND_NAME = re.compile(rf"[ \t]*(?:,|(?i:and)|&)[ \t]*(?:(?i:dr)\.?[ \t]*)?(?P<v>{_WORD})")
+# What stands around an initial and a surname of a person (per W. KOWALSKI, W. KOWALSKI AWARE, (d. brandt and …).
+_INITIAL_BEFORE = re.compile(r"(?<![A-Za-z])(?i:per|by|with|dr\.?|md|np|rn|and|to)[ \t]*$|\([ \t]*$")
+_INITIAL_AFTER = re.compile(r"[ \t]*[,)]?[ \t]*(?i:aware|notified|called|paged|at[ \t]+bedside|in[ \t]+to|rn|np|md|rrt|"
+                            r"and[ \t]+[a-z]\.)(?![A-Za-z])")
+# An initial and a surname in one case, upper or lower (W. KOWALSKI, d. brandt): sentence case is `detectors`'.
+_INITIAL_SURNAME = re.compile(r"(?<![A-Za-z.])(?P<v>(?P<i>[A-Za-z])\.[ \t]?(?P<w>(?:O'|Mc|MC|o'|mc)?[A-Za-z]{3,}"
+                              r"(?:-[A-Za-z]{2,})?))(?![A-Za-z.'])")
+
+
 def cued_names(text: str) -> list[Span]:
-    """Names after a title, a relative, a staff role or a verb of talking to staff, in any case."""
+    """Names after a title, a relative, a staff role or a verb of talking to staff, in any case; the next name of a
+    list (DR X AND Y); an initial and a surname; and every other place in the note where a found name stands."""
     out = []
+    for m in _INITIAL_SURNAME.finditer(text):
+        word = m.group("w")
+        cued = _INITIAL_BEFORE.search(text, max(0, m.start() - 8), m.start()) is not None or \
+            _INITIAL_AFTER.match(text, m.end()) is not None
+        if (word.isupper() or word.islower()) and m.group("i").isupper() == word.isupper() and \
+                (en_words.known_name(word) and word.lower() in en_words.surnames() or cued) and \
+                en_words.name_word(word) and len(word) >= 3:
+            out.append(Span(*m.span("v"), NAME, 0.7, "en-note-initial"))
     for m in _CUED.finditer(text):
         cue = m.group("cue").lower().strip(" \t.,:(-")
         strict = re.match(r"(?:per|as|discussed|spoke|reported|page|paged|contacts)\b", cue) is not None
@@ -74,12 +94,26 @@ def cued_names(text: str) -> list[Span]:
         found = _cued_words(text, *m.span("v"), strict)
         if found is not None:
             out.append(Span(*found, NAME, 0.75, "en-note-cue"))
+            more = _AND_NAME.match(text, found[1])
+            if cue.startswith(("dr", "md", "np")) and more is not None and en_words.name_word(more.group("v")):
+                out.append(Span(*more.span("v"), NAME, 0.7, "en-note-cue"))
     for m in _SIGNATURE.finditer(text):
         words = [w for w in re.findall(_WORD, m.group("v")) if len(w) > 1]
         if words and all(not en_words.common_word(w) or en_words.known_name(w) for w in words) and \
                 (len(words) >= 2 or en_words.known_name(words[0]) or "." in m.group("v")):
             out.append(Span(*m.span("v"), NAME, 0.75, "en-note-signature"))
-    return out
+    return out + _repeated(text, out)
+
+
+def _repeated(text: str, found: list[Span]) -> list[Span]:
+    """Each word of a found name wherever else the note writes it, in any case (son DAVID … DAVID IS SPEAKING)."""
+    parts = {w.lower() for s in found for w in re.findall(r"[A-Za-z][A-Za-z'’-]{2,}", text[s.start:s.end])
+             if not en_words.common_word(w) or en_words.known_name(w)}
+    parts -= {w for w in parts if en_words.function_word(w)}
+    if not parts:
+        return []
+    rx = re.compile(r"(?<![A-Za-z'’-])(?i:" + "|".join(map(re.escape, sorted(parts))) + r")(?![A-Za-z'’-])")
+    return [Span(*m.span(), NAME, 0.7, "en-note-repeat") for m in rx.finditer(text)]
 
 
 def given_surname(text: str) -> list[Span]:
@@ -125,7 +159,7 @@ _MONTH_NAME = (r"(?:january|february|march|april|may|june|july|august|september|
                r"jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)")
 _ORD = r"(?:[12]?\d|3[01])(?:st|nd|rd|th)?"
 _MONTH_DAY = re.compile(rf"(?<![A-Za-z])(?i:{_MONTH_NAME})\.?[ \t]+(?:the[ \t]+)?{_ORD}(?![\w/:.]|\.\d)"
-                        rf"|(?<![\w/.])(?:[12]?\d|3[01])(?i:st|nd|rd|th)?[ \t]+(?:of[ \t]+)?(?i:{_MONTH_NAME})\b"
+                        rf"|(?<![\w/.])(?:[12]?\d|3[01])(?i:st|nd|rd|th)?[ \t](?:of[ \t]+)?(?i:{_MONTH_NAME})\b(?![ \t]*\d{{1,2}}\b)"
                         rf"|(?<![A-Za-z])(?i:the)[ \t]+(?:[12]?\d|3[01])(?i:st|nd|rd|th)\b")
 # m/d (or m-d after a date word), and month/two-digit year (8/87: no day is over 31).
 _MD = r"(?:0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|3[01])"
@@ -140,7 +174,8 @@ _NOT_DATE = re.compile(r"(?i:strength|motor|power|grip|murmur|grade|ms|bp|b/p|ab
                        r"|\d[ \t]*(?:-|to|/|and|or)[ \t]*$")
 # Ventilator settings and scores near m/d (PS 10/5, pain 4/10, strength 5/5).
 _SETTING_NEAR = re.compile(r"(?<![A-Za-z])(?i:ps|peep|cpap|psv|simv|imv|bipap|vent|fio2|tv|pain|strength|motor|"
-                           r"settings?|sedation|rass|cp|c/o|angina|discomfort|pressure|ache)(?![A-Za-z])")
+                           r"settings?|sedation|rass|cp|c/o|angina|discomfort|pressure|ache|[a-z]*flexion|extension|"
+                           r"abduction|adduction|grip|muscle|mmt|[rl]?[ul]e|reflex(?:es)?)(?![A-Za-z])")
 _SCORE_AFTER = re.compile(r"[ \t,]*(?i:pain|cp|angina|chest|back|scale|discomfort|[a-z]+al[ \t]+pain)")
 _PAGER = re.compile(r"(?<![A-Za-z])(?i:pager|beeper|pg|bpr|page)[ \t]*(?:#|no\.?)?[ \t]*:?[ \t]*(?P<v>\d{4,6})(?!\d)")
 

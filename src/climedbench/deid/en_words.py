@@ -44,6 +44,7 @@ already still yet ever never always usually often sometimes occasionally intermi
 in-law inlaw ho spokesperson came went died lives lived phone cough stool verbal multiple evaluate eval amber
 comfort max min fem aline dev frank senna urine sputum blood bloody site sites intact assist assistance dose
 measures color colour level clear cloudy fluid sheath sheaths line lines introducer sandwich art tabs tab
+coli diff difficile aureus pylori pneumoniae influenzae
 """.split())
 
 
@@ -155,3 +156,12 @@ def last_first(value: str) -> bool:
     given = re.findall(r"[A-Za-z'-]+", first)
     return bool(given) and given[0].lower() in given_names() and not function_word(given[0]) and \
         all(known_name(w) or not common_word(w) for w in re.findall(r"[A-Za-z'-]+", last))
+
+
+def person_words(words: list[str]) -> bool:
+    """The words of a statistical model's PERSON that may be a name: one word is a known name (not Carevue, Alert,
+    Fentanyl); two or more hold no common word unless a known name (not Repeat Hct, Neuro - Alert)."""
+    words = [w for w in words if re.search(r"[A-Za-z]{2}", w)]
+    if len(words) == 1:
+        return known_name(words[0])
+    return bool(words) and all(known_name(w) or not common_word(w) for w in words)
