@@ -52,6 +52,13 @@ CLASSES = {
         "plan: extubation on the 18th. cath done September 3rd. c/o 6/10 chest pain, medicated.\n"
         "strength 4/5 in lue. 1/2 ns at 75cc/hr.\n",
         ["4/91", "9/14", "9/16", "the 18th", "September 3rd"], ["6/10", "4/5", "1/2 ns", "75cc/hr"]),
+    "hospitals and rehabs named after a preposition, in any case": (
+        "hpi: fell at home, taken to wexbury general, then transferred from ashcombe rehab.\n"
+        "PLAN: TRANSFER TO ST. BRIGID'S WHEN BED AVAILABLE. BACK TO REHAB WHEN STABLE.\n",
+        ["wexbury general", "ashcombe rehab", "ST. BRIGID'S"], ["fell at home", "BACK TO REHAB WHEN STABLE"]),
+    "an upper-case LAST, FIRST after a patient label, whatever the given name": (
+        "RADIOLOGY REPORT\nPatient: ABERNATHY-OKONJO, ZUWENA T    MRN 00-118-223\nNEURO: AWAKE, ALERT.\n",
+        ["ABERNATHY-OKONJO, ZUWENA T"], ["AWAKE, ALERT"]),
     "a pager number": (
         "Social work following; will return tomorrow. Pager 61842.\n", ["61842"], ["Social work following"]),
 }

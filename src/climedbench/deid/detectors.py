@@ -111,8 +111,10 @@ def en_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
     found: list[Span] = []
     for rx, detector in zip(regexes, names, strict=True):
         for m in rx.finditer(text):
-            if detector == "en-name-caps" and _caps_not_name(m.group("v")) or \
-                    detector == "en-name-lastfirst" and m.group("v").isupper() and _caps_not_name(m.group("v")):
+            labelled = en_words.NAME_LABEL.search(text, max(0, m.start("v") - 16), m.start("v")) is not None
+            if (detector == "en-name-caps" and _caps_not_name(m.group("v"), labelled)) or \
+                    (detector == "en-name-lastfirst" and m.group("v").isupper() and
+                     _caps_not_name(m.group("v"), labelled)):
                 continue
             trimmed = _trim_name(text, *m.span("v")) if detector not in ("en-initials", "en-name-caps",
                                                                          "en-name-caps-title") \
@@ -146,13 +148,14 @@ def en_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
     return found
 
 
-def _caps_not_name(value: str) -> bool:
+def _caps_not_name(value: str, labelled: bool = False) -> bool:
     """An upper-case "LAST, FIRST" that is a list of abbreviations (DM, HTN; CBC, BMP; LIMA-LAD, SVG-OM): a part is a
     section word or has three letters or more and no vowel (NSCLC), or every part is a clinical abbreviation (LIMA,
     ROSA stays a name)."""
     words = re.findall(r"[A-Za-z]+(?:[-'][A-Za-z]+)*", value)
     return any(w.lower() in lexicon.EN_NOT_NAMES or (len(w) >= 3 and not re.search(r"[AEIOUY]", w.upper()))
-               for w in words) or all(lexicon.clinical_word(w) for w in words) or not en_words.last_first(value)
+               for w in words) or all(lexicon.clinical_word(w) for w in words) or \
+        (not labelled and not en_words.last_first(value))  # after "Patient:" any given name
 
 
 def _clinical(value: str) -> bool:

@@ -188,7 +188,8 @@ def en_names_more(text: str) -> list[Span]:
                 trimmed = _trim_words(text, s, e, lambda w: _name_like(w) and re.search(r"[AEIOUY]", w.upper()) and
                                       w.lower() not in _NOT_USER_OR_KIN)
                 if trimmed is None or " " not in text[trimmed[0]:trimmed[1]].replace(", ", " ") or \
-                        not en_words.upper_name(re.findall(r"[A-Za-z'-]+", text[trimmed[0]:trimmed[1]])):
+                        (en_words.NAME_LABEL.search(text, max(0, s - 16), s) is None and
+                         not en_words.upper_name(re.findall(r"[A-Za-z'-]+", text[trimmed[0]:trimmed[1]]))):
                     continue
                 # After a cue without a colon (PATIENT PORTAL MESSAGE) only with a known given name in it.
                 colon = ":" in text[max(0, m.start()):s] or "," in text[trimmed[0]:trimmed[1]]
@@ -322,7 +323,7 @@ def en_places_more(text: str) -> list[Span]:
     for rx, name in ((_BASE, "en-base"), (_UPPER_STREET, "en-street-upper"), (_PO_BOX_CITY, "en-po-box"),
                      (_UK_POSTCODE, "uk-postcode")):
         out += [Span(*m.span(), ADDRESS, 0.8, name) for m in rx.finditer(text)]
-    return out
+    return out + en_notes.places(text)
 
 
 def places_before_addresses(text: str, spans: list[Span]) -> list[Span]:

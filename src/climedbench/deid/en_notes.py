@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import re
 
-from climedbench.deid import en_words
+from climedbench.deid import en_words, lexicon
 from climedbench.deid.detectors import Span
-from climedbench.deid.patterns import DATE, NAME, PHONE
+from climedbench.deid.patterns import DATE, NAME, ORGANIZATION, PHONE
 
 _WORD = r"[A-Za-z][A-Za-z'’]*(?:-[A-Za-z][A-Za-z'’]*)?"
 _INITIAL = r"[A-Za-z]\.[ \t]*"
@@ -29,7 +29,8 @@ _CUED = re.compile(rf"(?<![A-Za-z])(?i:(?P<cue>{_TITLE_CUE}|{_KIN_CUE}|{_VERB_CU
                    rf"(?=(?P<v>(?:{_INITIAL})?{_WORD}(?:[ \t]+(?:{_INITIAL})?{_WORD}){{0,2}}))")
 _CREDENTIAL_END = r"(?i:rrt|crt|rt|rn|np|lpn|md|licsw|lcsw|msw|pa|cna|rd)"
 # A staff signature: a name (perhaps with initials) and a credential at a line's end or before another sentence.
-_SIGNATURE = re.compile(rf"(?m)(?:^|[.;:!][ \t]+)[ \t]*(?P<v>(?:{_INITIAL})?{_WORD}(?:[ \t]+(?:{_INITIAL})?{_WORD}){{0,2}})"
+_SIGNATURE = re.compile(rf"(?m)(?:^|[.;:!][ \t]+)[ \t]*"
+                        rf"(?P<v>(?:{_INITIAL})?{_WORD}(?:[ \t]+(?:{_INITIAL})?{_WORD}){{0,2}})"
                         rf"[ \t]*,?[ \t]*(?<![A-Za-z]){_CREDENTIAL_END}\.?(?=[ \t]*(?:$|\n|[|]))")
 # At every word's start (lookahead: HOUSE STAFF MARY SOUZA holds a name at its third word).
 _TWO_WORDS = re.compile(rf"(?<![A-Za-z'’-])(?=(?P<v>{_WORD}(?:[ \t]+{_INITIAL}|[ \t]+{_WORD}){{1,2}})(?![A-Za-z'’-]))")
@@ -52,7 +53,7 @@ def _cued_words(text: str, start: int, end: int, strict: bool) -> tuple[int, int
         g = w.group().strip()
         if g.endswith(".") and len(g) <= 2:  # an initial inside the name (ROBERT V. SMITH)
             continue
-        if not given or not en_words.name_word(g) or en_words.known_name(g) is False and en_words.common_word(g):
+        if not given or not en_words.name_word(g) or (en_words.known_name(g) is False and en_words.common_word(g)):
             break
         last = w.end()
     lead = words[0].start() if words[0].group().endswith(".") and words.index(first) == 1 else first.start()
@@ -83,7 +84,7 @@ def cued_names(text: str) -> list[Span]:
         cued = _INITIAL_BEFORE.search(text, max(0, m.start() - 8), m.start()) is not None or \
             _INITIAL_AFTER.match(text, m.end()) is not None
         if (word.isupper() or word.islower()) and m.group("i").isupper() == word.isupper() and \
-                (en_words.known_name(word) and word.lower() in en_words.surnames() or cued) and \
+                ((en_words.known_name(word) and word.lower() in en_words.surnames()) or cued) and \
                 en_words.name_word(word) and len(word) >= 3:
             out.append(Span(*m.span("v"), NAME, 0.7, "en-note-initial"))
     for m in _CUED.finditer(text):
@@ -134,7 +135,7 @@ def given_surname(text: str) -> list[Span]:
             if w.endswith("."):
                 keep += 1
                 continue
-            if w not in same_case or en_words.common_word(w) and not en_words.known_name(w) or \
+            if w not in same_case or (en_words.common_word(w) and not en_words.known_name(w)) or \
                     (keep == 2 and not words[1].endswith(".") and not en_words.known_name(w)):
                 break
             keep += 1
@@ -152,6 +153,26 @@ def _offset_after(value: str, words: list[str]) -> int:
     return pos
 
 
+# A hospital, a rehab or a home named after "to", "from", "at" in any case (from holy cross hospital, TO KESTREL
+# REGIONAL, at St. Brigid's).
+_PLACE = re.compile(rf"(?<![A-Za-z])(?i:to|from|at|in|by|via)[ \t]+(?:(?i:the)[ \t]+)?"
+                    rf"(?P<v>(?P<w>{_WORD}(?:[ \t]+{_WORD}){{0,2}})[ \t]+(?i:hospital|hosp|memorial|regional|"
+                    rf"medical[ \t]+center|general|rehab|house|nursing[ \t]+home|manor)\b"
+                    rf"|(?i:st\.?|saint)[ \t]+[A-Za-z]{{3,}}(?:'[sS])?(?![A-Za-z]))")
+
+
+def places(text: str) -> list[Span]:
+    """Hospitals, rehabs and homes by their name's last word after a preposition (see `_PLACE`)."""
+    out = []
+    for m in _PLACE.finditer(text):
+        words = re.findall(_WORD, m.group("w") or m.group("v")[3:])
+        first = words[0].lower() if words else ""
+        if words and not any(en_words.function_word(w) for w in words) and not lexicon.clinical_word(first) and \
+                first not in lexicon.EN_NOT_NAMES and not first.endswith(("ac", "al", "ary", "ic", "ive", "ing")):
+            out.append(Span(*m.span("v"), ORGANIZATION, 0.7, "en-note-place"))
+    return out
+
+
 # ---------------------------------------------------------------- dates and pagers
 
 _MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)"
@@ -159,7 +180,8 @@ _MONTH_NAME = (r"(?:january|february|march|april|may|june|july|august|september|
                r"jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)")
 _ORD = r"(?:[12]?\d|3[01])(?:st|nd|rd|th)?"
 _MONTH_DAY = re.compile(rf"(?<![A-Za-z])(?i:{_MONTH_NAME})\.?[ \t]+(?:the[ \t]+)?{_ORD}(?![\w/:.]|\.\d)"
-                        rf"|(?<![\w/.])(?:[12]?\d|3[01])(?i:st|nd|rd|th)?[ \t](?:of[ \t]+)?(?i:{_MONTH_NAME})\b(?![ \t]*\d{{1,2}}\b)"
+                        rf"|(?<![\w/.])(?:[12]?\d|3[01])(?i:st|nd|rd|th)?[ \t](?:of[ \t]+)?(?i:{_MONTH_NAME})\b"
+                        rf"(?![ \t]*\d{{1,2}}\b)"
                         rf"|(?<![A-Za-z])(?i:the)[ \t]+(?:[12]?\d|3[01])(?i:st|nd|rd|th)\b")
 # m/d (or m-d after a date word), and month/two-digit year (8/87: no day is over 31).
 _MD = r"(?:0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|3[01])"

@@ -17,7 +17,7 @@ _LOCALES = ("en_US", "en_GB", "en_IE", "en_IN", "en_NG", "en_KE", "es_MX", "es_E
 
 # Everyday words of nursing notes that follow a cue word (dr aware, son called, per protocol) or stand in an
 # upper-case sentence, and that no Faker list may turn into a name.
-NOTE_WORDS = frozenset("""
+NOTE_WORDS = frozenset(re.findall(r"\S+", """
 aware notified notify called call calls paged page paging updated update informed inform ordered order orders
 made make spoke speak speaking said says stated states reports reported visited visit visiting in into at to on
 of off for from with w/ by via and or but nor not no yes here there today tonight tomorrow yesterday now then
@@ -44,8 +44,13 @@ already still yet ever never always usually often sometimes occasionally intermi
 in-law inlaw ho spokesperson came went died lives lived phone cough stool verbal multiple evaluate eval amber
 comfort max min fem aline dev frank senna urine sputum blood bloody site sites intact assist assistance dose
 measures color colour level clear cloudy fluid sheath sheaths line lines introducer sandwich art tabs tab
-coli diff difficile aureus pylori pneumoniae influenzae
-""".split())
+coli diff difficile aureus pylori pneumoniae influenzae outside osh local another prev
+"""))
+
+
+# A label that names a person (Patient: OKAFOR, CHIDINMA): any given name may follow it.
+NAME_LABEL = re.compile(r"(?<![A-Za-z])(?i:patient|pt|name|member|insured|subscriber|guarantor|client|resident)"
+                        r"(?:[ \t]+(?i:name))?[ \t]*:[ \t]*$")
 
 
 @cache
@@ -132,14 +137,15 @@ def leading_names(text: str, start: int, end: int) -> tuple[int, int] | None:
 
 
 def trim_common(text: str, start: int, end: int, last: str = "") -> tuple[int, int]:
-    """text[start:end] without leading and trailing common words that are not known names; trailing words are kept
-    from one that matches `last` (a hospital's suffix) on."""
+    """text[start:end] without leading and trailing common words that are not known names; with a word that matches
+    `last` (a hospital's suffix), that word and the words before it back to a function word (MERCY GENERAL HOSPITAL
+    of … FROM MERCY GENERAL HOSPITAL REQUIRING …)."""
     words = [(m.start(), m.end()) for m in re.finditer(r"[A-Za-z][A-Za-z'’-]*", text[start:end])]
     ok = [known_name(text[start + a:start + b]) or not common_word(text[start + a:start + b]) for a, b in words]
     ends = [i for i, (a, b) in enumerate(words) if last and re.fullmatch(last, text[start + a:start + b])]
     if ends:  # the suffix and the words before it back to the first common one
         first = ends[-1]
-        while first > 0 and ok[first - 1]:
+        while first > 0 and not function_word(text[start + words[first - 1][0]:start + words[first - 1][1]]):
             first -= 1
         return start + words[first][0], start + words[ends[-1]][1]
     while words and not ok[0]:
