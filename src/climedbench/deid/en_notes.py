@@ -71,8 +71,8 @@ _INITIAL_BEFORE = re.compile(r"(?<![A-Za-z])(?i:per|by|with|dr\.?|md|np|rn|and|t
 _INITIAL_AFTER = re.compile(r"[ \t]*[,)]?[ \t]*(?i:aware|notified|called|paged|at[ \t]+bedside|in[ \t]+to|rn|np|md|rrt|"
                             r"and[ \t]+[a-z]\.)(?![A-Za-z])")
 # An initial and a surname in one case, upper or lower (W. KOWALSKI, d. brandt): sentence case is `detectors`'.
-_INITIAL_SURNAME = re.compile(r"(?<![A-Za-z.])(?P<v>(?P<i>[A-Za-z])\.[ \t]?(?P<w>(?:O'|Mc|MC|o'|mc)?[A-Za-z]{3,}"
-                              r"(?:-[A-Za-z]{2,})?))(?![A-Za-z.'])")
+_INITIAL_SURNAME = re.compile(r"(?<![A-Za-z.])(?P<v>(?P<i>[A-Za-z])\.[ \t]?(?P<w>(?i:o'|mc)?[A-Za-z]{3,}"
+                              r"(?:-[A-Za-z]{2,})?))(?![A-Za-z'])(?!\.[A-Za-z])")
 
 
 def cued_names(text: str) -> list[Span]:
