@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from climedbench.deid import lexicon
+from climedbench.deid import en_words, lexicon
 from climedbench.deid.patterns import ADDRESS, NAME, ORGANIZATION, PATTERNS, PatternSpec
 
 
@@ -111,11 +111,14 @@ def en_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
     found: list[Span] = []
     for rx, detector in zip(regexes, names, strict=True):
         for m in rx.finditer(text):
-            if detector == "en-name-caps" and _caps_not_name(m.group("v")):
+            labelled = en_words.NAME_LABEL.search(text, max(0, m.start("v") - 16), m.start("v")) is not None
+            if (detector == "en-name-caps" and _caps_not_name(m.group("v"), labelled)) or \
+                    (detector == "en-name-lastfirst" and m.group("v").isupper() and
+                     _caps_not_name(m.group("v"), labelled)):
                 continue
             trimmed = _trim_name(text, *m.span("v")) if detector not in ("en-initials", "en-name-caps",
                                                                          "en-name-caps-title") \
-                else m.span("v")
+                else en_words.leading_names(text, *m.span("v")) if detector == "en-name-caps-title" else m.span("v")
             trimmed = strip_title(text, *trimmed) if trimmed is not None else None
             if trimmed is None:
                 continue
@@ -134,7 +137,8 @@ def en_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
             found.append(Span(m.start(), m.end(), NAME, 1.0, "deny-list"))
     # Each part of a found name (Smith of John Smith) found again elsewhere in the note.
     parts = {p for s in found for p in re.findall(r"[A-Z][a-z]{2,}(?:-[A-Z][a-z]+)?|[A-Z]{3,}", text[s.start:s.end])
-             if p.lower() not in lexicon.EN_NOT_NAMES and not lexicon.clinical_word(p)}
+             if p.lower() not in lexicon.EN_NOT_NAMES and not lexicon.clinical_word(p) and
+             (en_words.known_name(p) or not en_words.common_word(p))}
     parts |= {p.capitalize() for p in parts if p.isupper()} | {p.upper() for p in parts if not p.isupper()}
     for p in parts:
         for m in re.finditer(r"\b" + re.escape(p) + r"\b", text):
@@ -144,13 +148,14 @@ def en_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
     return found
 
 
-def _caps_not_name(value: str) -> bool:
+def _caps_not_name(value: str, labelled: bool = False) -> bool:
     """An upper-case "LAST, FIRST" that is a list of abbreviations (DM, HTN; CBC, BMP; LIMA-LAD, SVG-OM): a part is a
     section word or has three letters or more and no vowel (NSCLC), or every part is a clinical abbreviation (LIMA,
     ROSA stays a name)."""
     words = re.findall(r"[A-Za-z]+(?:[-'][A-Za-z]+)*", value)
     return any(w.lower() in lexicon.EN_NOT_NAMES or (len(w) >= 3 and not re.search(r"[AEIOUY]", w.upper()))
-               for w in words) or all(lexicon.clinical_word(w) for w in words)
+               for w in words) or all(lexicon.clinical_word(w) for w in words) or \
+        (not labelled and not en_words.last_first(value))  # after "Patient:" any given name
 
 
 def _clinical(value: str) -> bool:
@@ -218,8 +223,8 @@ def spacy_persons(doc: object, text: str) -> list[Span]:
         if not re.search(r"[A-Z][a-z]{2,}", value) or re.search(r"\d", value) or \
                 not words[0][:1].isupper() or _clinical(value) or \
                 any(w.lower() in lexicon.EN_NOT_NAMES for w in words) or _drug_word(words, text) or _label(text, *trimmed) or \
-                (len(words) == 1 and _DOSE_AFTER.match(text, trimmed[1])):
-            continue
+                (len(words) == 1 and _DOSE_AFTER.match(text, trimmed[1])) or not en_words.person_words(words):
+            continue  # one word: a known name (not Carevue, Fentanyl); more: no common word (not Repeat Hct)
         out.append(Span(*trimmed, NAME, 0.7, "spacy-person"))
     return out
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from climedbench.deid import lexicon
+from climedbench.deid import en_notes, en_words, lexicon
 from climedbench.deid.detectors import _SPECIALTY_WORDS, Span
 from climedbench.deid.patterns import (
     ACCOUNT_ID,
@@ -187,7 +187,9 @@ def en_names_more(text: str) -> list[Span]:
             if name == "en-name-upper":
                 trimmed = _trim_words(text, s, e, lambda w: _name_like(w) and re.search(r"[AEIOUY]", w.upper()) and
                                       w.lower() not in _NOT_USER_OR_KIN)
-                if trimmed is None or " " not in text[trimmed[0]:trimmed[1]].replace(", ", " "):
+                if trimmed is None or " " not in text[trimmed[0]:trimmed[1]].replace(", ", " ") or \
+                        (en_words.NAME_LABEL.search(text, max(0, s - 16), s) is None and
+                         not en_words.upper_name(re.findall(r"[A-Za-z'-]+", text[trimmed[0]:trimmed[1]]))):
                     continue
                 # After a cue without a colon (PATIENT PORTAL MESSAGE) only with a known given name in it.
                 colon = ":" in text[max(0, m.start()):s] or "," in text[trimmed[0]:trimmed[1]]
@@ -199,7 +201,7 @@ def en_names_more(text: str) -> list[Span]:
                                                            word in lexicon.EN_COMMON_WORDS):
                 continue
             out.append(Span(s, e, ACCOUNT_ID if name == "en-user" else NAME, 0.75, name))
-    return out
+    return out + en_notes.cued_names(text) + en_notes.given_surname(text)
 
 
 # ---------------------------------------------------------------- organisations and places
@@ -221,6 +223,7 @@ _ORG_UPPER = re.compile(r"(?<![\w-])(?:[A-Z][A-Z'&.-]+[ \t]+){1,5}"
                         r"SENIOR[ \t]+LIVING|NURSING[ \t]+(?:HOME|CENTER)|REHABILITATION[ \t]+CENTER|CARE[ \t]+CENTER|"
                         r"HEALTH[ \t]+SYSTEM|INSTITUTE|UNIVERSITY|PHARMACY|ASSOCIATES|DIALYSIS)(?![\w-])"
                         r"(?:[ \t]+(?!HEART\b|NOTE\b|ED\b|EMERGENCY\b)[A-Z]{3,}){0,2}")
+_UPPER_SUFFIX = r"HOSPITAL|CENTER|CLINIC|HEALTH(?:CARE)?|LIVING|HOME|INSTITUTE|UNIVERSITY|PHARMACY|ASSOCIATES"
 _ORG_CUE = re.compile(r"(?<![A-Za-z])(?:(?i:primary|secondary)[ \t]+(?i:ins(?:urance)?)|"
                       r"Insurance|Ins|Insurer|Payer|Payor|"
                       r"Carrier|Coverage|[Ss]upplemental|Work|Employer|Occupation|School|Daycare|Facility|Pharmacy|"
@@ -308,6 +311,8 @@ def en_places_more(text: str) -> list[Span]:
                      (_ORG_STORE, "en-org-store"), (_JOB_AT, "en-org-cue")):
         for m in rx.finditer(text):
             s, e = m.span("v") if "v" in rx.groupindex else m.span()
+            if name == "en-org-upper":  # not the sentence around it (… AT KESTREL HOSPITAL REQUIRING …)
+                s, e = en_words.trim_common(text, s, e, _UPPER_SUFFIX)
             span = _org_span(text, s, e, name)
             if span is not None and not _followed_by_eponym(text, span.end):
                 out.append(span)
@@ -318,7 +323,7 @@ def en_places_more(text: str) -> list[Span]:
     for rx, name in ((_BASE, "en-base"), (_UPPER_STREET, "en-street-upper"), (_PO_BOX_CITY, "en-po-box"),
                      (_UK_POSTCODE, "uk-postcode")):
         out += [Span(*m.span(), ADDRESS, 0.8, name) for m in rx.finditer(text)]
-    return out
+    return out + en_notes.places(text)
 
 
 def places_before_addresses(text: str, spans: list[Span]) -> list[Span]:
@@ -463,4 +468,4 @@ def dates_without_year(text: str) -> list[Span]:
     out = [Span(*m.span(), DATE, 0.75, "en-date-range") for m in _MD_RANGE.finditer(text)]
     out += [Span(*m.span(), DATE, 0.75, "en-date-time") for m in _MD_TIME.finditer(text)]
     out += [Span(*m.span("v"), DATE, 0.75, "en-date-cue") for m in _MD_CUED.finditer(text)]
-    return out
+    return out + en_notes.dates_and_pagers(text)

@@ -1,0 +1,221 @@
+"""English PHI in the forms of real nursing and ICU notes, written in any case (all upper, all lower, sentence
+case): a name after a title, a relative or a staff role (dr healey, SON BILL, per NP Carol), a staff signature line
+(JANE Q. DOE, RRT), a known given name before a surname in upper or lower case (MARIA KOWALCZYK), dates without a
+year (on 3/4, LBM 11/5, CABG 8/87, July 2nd, the 11th), pagers (Pager 12345).
+"""
+
+from __future__ import annotations
+
+import re
+
+from climedbench.deid import en_words, lexicon
+from climedbench.deid.detectors import Span
+from climedbench.deid.patterns import DATE, NAME, ORGANIZATION, PHONE
+
+_WORD = r"[A-Za-z][A-Za-z'’]*(?:-[A-Za-z][A-Za-z'’]*)?"
+_INITIAL = r"[A-Za-z]\.[ \t]*"
+# A title or a staff role right before a name.
+_TITLE_CUE = r"(?:dr|drs|doctor|np|rn|mr|mrs|ms|miss|md)(?:\.[ \t]*|[ \t]+)"
+# A relative, a carer or a staff member named right after the word, perhaps after a comma, a dash or a colon.
+_KIN_CUE = (r"(?:son|sons|dtr|daughter|daughters|wife|husband|sister|brother|nephew|niece|grandson|"
+            r"grand[ -]?daughter|grandaughter|step[ -]?daughter|step[ -]?son|mother|father|mom|dad|cousin|aunt|uncle|"
+            r"fianc[ée]e?|girlfriend|boyfriend|friend|proxy(?:[ \t]+is)?|caseworker|case[ \t]+manager|"
+            r"house[ \t]+staff|social[ \t]+worker|chaplain|nurse|sw|hcp)"
+            r"(?:[ \t]*[,:(-]+[ \t]*|[ \t]+)")
+# Verbs and prepositions before a staff member's name: only a known name follows them (per protocol stays).
+_VERB_CUE = r"(?:per|as[ \t]+per|discussed[ \t]+with|spoke[ \t]+(?:with|to)|reported[ \t]+to|page|paged|contacts)[ \t]+"
+# The name is read ahead, not taken: "per son David" tries per, then son.
+_CUED = re.compile(rf"(?<![A-Za-z])(?i:(?P<cue>{_TITLE_CUE}|{_KIN_CUE}|{_VERB_CUE}))"
+                   rf"(?=(?P<v>(?:{_INITIAL})?{_WORD}(?:[ \t]+(?:{_INITIAL})?{_WORD}){{0,2}}))")
+_CREDENTIAL_END = r"(?i:rrt|crt|rt|rn|np|lpn|md|licsw|lcsw|msw|pa|cna|rd)"
+# A staff signature: a name (perhaps with initials) and a credential at a line's end or before another sentence.
+_SIGNATURE = re.compile(rf"(?m)(?:^|[.;:!][ \t]+)[ \t]*"
+                        rf"(?P<v>(?:{_INITIAL})?{_WORD}(?:[ \t]+(?:{_INITIAL})?{_WORD}){{0,2}})"
+                        rf"[ \t]*,?[ \t]*(?<![A-Za-z]){_CREDENTIAL_END}\.?(?=[ \t]*(?:$|\n|[|]))")
+# At every word's start (lookahead: HOUSE STAFF MARY SOUZA holds a name at its third word).
+_TWO_WORDS = re.compile(rf"(?<![A-Za-z'’-])(?=(?P<v>{_WORD}(?:[ \t]+{_INITIAL}|[ \t]+{_WORD}){{1,2}})(?![A-Za-z'’-]))")
+
+
+def _cued_words(text: str, start: int, end: int, strict: bool) -> tuple[int, int] | None:
+    """The name words at the start of text[start:end]: a first word that is a name (a known one when `strict`),
+    then more words while they are names and the first is a given name (dr mary anderson, son don reid)."""
+    words = list(re.finditer(rf"{_INITIAL}|{_WORD}", text[start:end]))
+    first = next((w for w in words if not w.group().endswith(".") or len(w.group().strip()) > 2), None)
+    if first is None:
+        return None
+    token = first.group()
+    ok = en_words.known_name(token) if strict else en_words.name_word(token)
+    if not ok or (strict and en_words.common_word(token) and not _capitalised(token)):
+        return None
+    last = first.end()
+    given = token.lower() in en_words.given_names()
+    for w in words[words.index(first) + 1:]:
+        g = w.group().strip()
+        if g.endswith(".") and len(g) <= 2:  # an initial inside the name (ROBERT V. SMITH)
+            continue
+        if not given or not en_words.name_word(g) or (en_words.known_name(g) is False and en_words.common_word(g)):
+            break
+        last = w.end()
+    lead = words[0].start() if words[0].group().endswith(".") and words.index(first) == 1 else first.start()
+    return start + lead, start + last
+
+
+def _capitalised(word: str) -> bool:
+    return word[:1].isupper()
+
+
+# A second name after the first in a list (DRS KOWALSKI AND NAKAMURA, Drs Ito & Brandt).
+_AND_NAME = re.compile(rf"[ \t]*(?:,|(?i:and)|&)[ \t]*(?:(?i:dr)\.?[ \t]*)?(?P<v>{_WORD})")
+# What stands around an initial and a surname of a person (per W. KOWALSKI, W. KOWALSKI AWARE, (d. brandt and …).
+_INITIAL_BEFORE = re.compile(r"(?<![A-Za-z])(?i:per|by|with|dr\.?|md|np|rn|and|to)[ \t]*$|\([ \t]*$")
+_INITIAL_AFTER = re.compile(r"[ \t]*[,)]?[ \t]*(?i:aware|notified|called|paged|at[ \t]+bedside|in[ \t]+to|rn|np|md|rrt|"
+                            r"and[ \t]+[a-z]\.)(?![A-Za-z])")
+# An initial and a surname in one case, upper or lower (W. KOWALSKI, d. brandt): sentence case is `detectors`'.
+_INITIAL_SURNAME = re.compile(r"(?<![A-Za-z.])(?P<v>(?P<i>[A-Za-z])\.[ \t]?(?P<w>(?i:o'|mc)?[A-Za-z]{3,}"
+                              r"(?:-[A-Za-z]{2,})?))(?![A-Za-z'])(?!\.[A-Za-z])")
+
+
+def cued_names(text: str) -> list[Span]:
+    """Names after a title, a relative, a staff role or a verb of talking to staff, in any case; the next name of a
+    list (DR X AND Y); an initial and a surname; and every other place in the note where a found name stands."""
+    out = []
+    for m in _INITIAL_SURNAME.finditer(text):
+        word = m.group("w")
+        cued = _INITIAL_BEFORE.search(text, max(0, m.start() - 8), m.start()) is not None or \
+            _INITIAL_AFTER.match(text, m.end()) is not None
+        if (word.isupper() or word.islower()) and m.group("i").isupper() == word.isupper() and \
+                ((en_words.known_name(word) and word.lower() in en_words.surnames()) or cued) and \
+                en_words.name_word(word) and len(word) >= 3:
+            out.append(Span(*m.span("v"), NAME, 0.7, "en-note-initial"))
+    for m in _CUED.finditer(text):
+        cue = m.group("cue").lower().strip(" \t.,:(-")
+        strict = re.match(r"(?:per|as|discussed|spoke|reported|page|paged|contacts)\b", cue) is not None
+        if m.group("v").lower().startswith(("s ", "'s")):  # dr's order
+            continue
+        found = _cued_words(text, *m.span("v"), strict)
+        if found is not None:
+            out.append(Span(*found, NAME, 0.75, "en-note-cue"))
+            more = _AND_NAME.match(text, found[1])
+            if cue.startswith(("dr", "md", "np")) and more is not None and en_words.name_word(more.group("v")):
+                out.append(Span(*more.span("v"), NAME, 0.7, "en-note-cue"))
+    for m in _SIGNATURE.finditer(text):
+        words = [w for w in re.findall(_WORD, m.group("v")) if len(w) > 1]
+        if words and all(not en_words.common_word(w) or en_words.known_name(w) for w in words) and \
+                (len(words) >= 2 or en_words.known_name(words[0]) or "." in m.group("v")):
+            out.append(Span(*m.span("v"), NAME, 0.75, "en-note-signature"))
+    return out + _repeated(text, out)
+
+
+def _repeated(text: str, found: list[Span]) -> list[Span]:
+    """Each word of a found name wherever else the note writes it, in any case (son DAVID … DAVID IS SPEAKING)."""
+    parts = {w.lower() for s in found for w in re.findall(r"[A-Za-z][A-Za-z'’-]{2,}", text[s.start:s.end])
+             if not en_words.common_word(w) or en_words.known_name(w)}
+    parts -= {w for w in parts if en_words.function_word(w)}
+    if not parts:
+        return []
+    rx = re.compile(r"(?<![A-Za-z'’-])(?i:" + "|".join(map(re.escape, sorted(parts))) + r")(?![A-Za-z'’-])")
+    return [Span(*m.span(), NAME, 0.7, "en-note-repeat") for m in rx.finditer(text)]
+
+
+def given_surname(text: str) -> list[Span]:
+    """A known given name and a surname (and a middle name or initial) in one case, upper or lower (MARIA
+    KOWALCZYK, maria kowalczyk): sentence-case names are found by `en_context`."""
+    out = []
+    firsts = en_words.given_names()
+    for m in _TWO_WORDS.finditer(text):
+        words = [w.strip() for w in re.findall(rf"{_INITIAL}|{_WORD}", m.group("v"))]
+        first = words[0]
+        if not (first.isupper() or first.islower()) or first.lower() not in firsts or en_words.function_word(first):
+            continue
+        if en_words.common_word(first) or any(not (w.isupper() or w.islower()) for w in words):
+            continue
+        same_case = [w for w in words[1:] if not w.endswith(".") and (w.isupper() == first.isupper())]
+        keep = 1
+        for w in words[1:]:
+            if w.endswith("."):
+                keep += 1
+                continue
+            if w not in same_case or (en_words.common_word(w) and not en_words.known_name(w)) or \
+                    (keep == 2 and not words[1].endswith(".") and not en_words.known_name(w)):
+                break
+            keep += 1
+        if keep < 2 or words[keep - 1].endswith("."):
+            continue
+        end = m.start("v") + _offset_after(m.group("v"), words[:keep])
+        out.append(Span(m.start("v"), end, NAME, 0.7, "en-note-given-surname"))
+    return out
+
+
+def _offset_after(value: str, words: list[str]) -> int:
+    pos = 0
+    for w in words:
+        pos = value.index(w, pos) + len(w)
+    return pos
+
+
+# A hospital, a rehab or a home named after "to", "from", "at" in any case (from holy cross hospital, TO KESTREL
+# REGIONAL, at St. Brigid's).
+_PLACE = re.compile(rf"(?<![A-Za-z])(?i:to|from|at|in|by|via)[ \t]+(?:(?i:the)[ \t]+)?"
+                    rf"(?P<v>(?P<w>{_WORD}(?:[ \t]+{_WORD}){{0,2}})[ \t]+(?i:hospital|hosp|memorial|regional|"
+                    rf"medical[ \t]+center|general|rehab|house|nursing[ \t]+home|manor)\b"
+                    rf"|(?i:st\.?|saint)[ \t]+[A-Za-z]{{3,}}(?:'[sS])?(?![A-Za-z]))")
+
+
+def places(text: str) -> list[Span]:
+    """Hospitals, rehabs and homes by their name's last word after a preposition (see `_PLACE`)."""
+    out = []
+    for m in _PLACE.finditer(text):
+        words = re.findall(_WORD, m.group("w") or m.group("v")[3:])
+        first = words[0].lower() if words else ""
+        if words and not any(en_words.function_word(w) for w in words) and not lexicon.clinical_word(first) and \
+                first not in lexicon.EN_NOT_NAMES and not first.endswith(("ac", "al", "ary", "ic", "ive", "ing")):
+            out.append(Span(*m.span("v"), ORGANIZATION, 0.7, "en-note-place"))
+    return out
+
+
+# ---------------------------------------------------------------- dates and pagers
+
+_MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)"
+_MONTH_NAME = (r"(?:january|february|march|april|may|june|july|august|september|october|november|december|"
+               r"jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)")
+_ORD = r"(?:[12]?\d|3[01])(?:st|nd|rd|th)?"
+_MONTH_DAY = re.compile(rf"(?<![A-Za-z])(?i:{_MONTH_NAME})\.?[ \t]+(?:the[ \t]+)?{_ORD}(?![\w/:.]|\.\d)"
+                        rf"|(?<![\w/.])(?:[12]?\d|3[01])(?i:st|nd|rd|th)?[ \t](?:of[ \t]+)?(?i:{_MONTH_NAME})\b"
+                        rf"(?![ \t]*\d{{1,2}}\b)"
+                        rf"|(?<![A-Za-z])(?i:the)[ \t]+(?:[12]?\d|3[01])(?i:st|nd|rd|th)\b")
+# m/d (or m-d after a date word), and month/two-digit year (8/87: no day is over 31).
+_MD = r"(?:0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|3[01])"
+_BARE_MD = re.compile(rf"(?<![\w/.:+-]){_MD}(?![\w/%:-]|\.\d|[ \t]*(?:mg|mcg|ml|cc|u\b|units|hr|h\b|min|x\b|%))")
+_MONTH_YEAR = re.compile(r"(?<![\w/.:+-])(?:0?[1-9]|1[0-2])/(?:[4-9]\d)(?![\w/%:-]|\.\d)")
+_MD_DASH = re.compile(r"(?<![A-Za-z])(?i:on|since|dated)[ \t]+(?P<v>(?:0?[1-9]|1[0-2])-(?:0?[1-9]|[12]\d|3[01]))"
+                      r"(?![\w/-]|[ \t]*(?i:l|lpm|liters?|pillows?|mg|units?|x|times|days?|hours?|hrs?|weeks?)\b)")
+# Words before m/d that make it a score, a ratio, a setting or a dose, not a date.
+_NOT_DATE = re.compile(r"(?i:strength|motor|power|grip|murmur|grade|ms|bp|b/p|abp|nbp|pap|pa|peep|ps|cpap|vent|ratio|"
+                       r"i:e|x|q|s/s|sbp|dbp|map|cvp|pas|tv|mode|settings?|fio2|ie|scale|score|pain|gcs|ie\s+ratio|"
+                       r"rr|hr|sats?|dose|doses|tab|tabs|ns|d5|amp|amps|vial|bag|of|reflexes)[ \t:=]*(?:of[ \t]*)?$"
+                       r"|\d[ \t]*(?:-|to|/|and|or)[ \t]*$")
+# Ventilator settings and scores near m/d (PS 10/5, pain 4/10, strength 5/5).
+_SETTING_NEAR = re.compile(r"(?<![A-Za-z])(?i:ps|peep|cpap|psv|simv|imv|bipap|vent|fio2|tv|pain|strength|motor|"
+                           r"settings?|sedation|rass|cp|c/o|angina|discomfort|pressure|ache|[a-z]*flexion|extension|"
+                           r"abduction|adduction|grip|muscle|mmt|[rl]?[ul]e|reflex(?:es)?)(?![A-Za-z])")
+_SCORE_AFTER = re.compile(r"[ \t,]*(?i:pain|cp|angina|chest|back|scale|discomfort|[a-z]+al[ \t]+pain)")
+_PAGER = re.compile(r"(?<![A-Za-z])(?i:pager|beeper|pg|bpr|page)[ \t]*(?:#|no\.?)?[ \t]*:?[ \t]*(?P<v>\d{4,6})(?!\d)")
+
+
+def dates_and_pagers(text: str) -> list[Span]:
+    """Dates without a year in the forms of real notes, and pager numbers."""
+    out = [Span(*m.span(), DATE, 0.7, "en-note-month-day") for m in _MONTH_DAY.finditer(text)
+           if not re.fullmatch(r"(?i:may|mar)\.?[ \t]+\d+", m.group())]
+    for rx in (_BARE_MD, _MONTH_YEAR):
+        for m in rx.finditer(text):
+            before = text[max(0, m.start() - 16):m.start()]
+            month, day = (int(x) for x in m.group().split("/"))
+            if _NOT_DATE.search(before) or (rx is _BARE_MD and month < day <= 4):  # 1/2, 2/3: a fraction
+                continue
+            if rx is _BARE_MD and (month == day == 5 or _SETTING_NEAR.search(text[max(0, m.start() - 40):m.start()])
+                                   or _SCORE_AFTER.match(text, m.end())):
+                continue
+            out.append(Span(*m.span(), DATE, 0.65, "en-note-md"))
+    out += [Span(*m.span("v"), DATE, 0.7, "en-note-md") for m in _MD_DASH.finditer(text)]
+    out += [Span(*m.span("v"), PHONE, 0.8, "en-note-pager") for m in _PAGER.finditer(text)]
+    return out
