@@ -47,10 +47,12 @@ demo: $(VENV)/.runtime-installed
 	$(BIN)/climedbench run
 
 # Two pytest workers (pytest-xdist), one test file per worker at a time: the suite's own processes leave the second core
-# idle much of the time (docs/PERFORMANCE.md, "The test suite's time"). TEST_WORKERS=0 runs it in one process.
+# idle much of the time (docs/PERFORMANCE.md, "The test suite's time"). TEST_WORKERS=0 runs it in one process. Tests
+# marked `solo` run afterwards in a pytest of their own.
 TEST_WORKERS ?= 2
 test: $(VENV)/.dev-installed browser wordnet
-	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile -m "not solo"
+	$(BIN)/python -m pytest -q -m solo
 
 lint: $(VENV)/.dev-installed
 	$(BIN)/ruff check src tests bench

@@ -10,7 +10,10 @@ import textwrap
 
 import pytest
 
-pytestmark = pytest.mark.model
+# Alone, after the parallel run: with a pytest-xdist worker beside it, xllamacpp's shutdown hung at the first
+# load/close cycle (2 of 2 parallel runs, 2026-11-29; threads stuck joining inside Server's destructor, which holds
+# the GIL, so `release`'s time limit cannot help). In a pytest of its own it has passed in every run so far.
+pytestmark = [pytest.mark.model, pytest.mark.solo]
 
 CYCLES = 16
 
