@@ -165,6 +165,7 @@ def test_a_run_of_characters_met_again_is_cut_once(monkeypatch):
     assert len(calls) == searched
 
 
+@pytest.mark.solo  # forking needs a process with no other thread: not a pytest-xdist worker after other tests
 def test_several_workers_are_forked_from_one_analyzer_built_in_the_commands_process(tmp_path):
     """On Linux, without a model pass, the analyzer is built (and warmed up) once in the command's process and the
     workers are forked from it, sharing what it loaded; the answers are those of one process."""
