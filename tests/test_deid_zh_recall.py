@@ -9,24 +9,14 @@ from __future__ import annotations
 
 import pytest
 
-from climedbench.deid.detectors import Span
 from climedbench.deid.engine import Analyzer
+from tests.support.deid_spans import covered as _covered
+from tests.support.deid_spans import touched as _touched
 
 
 @pytest.fixture(scope="module")
 def analyzer() -> Analyzer:
     return Analyzer(ner=False)
-
-
-def _covered(text: str, spans: list[Span], value: str) -> bool:
-    at = text.index(value)
-    chars = {i for s in spans for i in range(s.start, s.end)}
-    return set(range(at, at + len(value))) <= chars
-
-
-def _touched(text: str, spans: list[Span], value: str) -> bool:
-    at = text.index(value)
-    return any(s.start < at + len(value) and s.end > at for s in spans)
 
 
 CASES = [
