@@ -67,12 +67,12 @@ def n_clusters(ids: np.ndarray) -> int:
 
 def effective_n(n: int, deff: float, groups: int, level: float = 0.95) -> float:
     """Kish's n/d with the Korn–Graubard degrees-of-freedom factor (t_{n−1} / t_{G−1})², at most n."""
-    from scipy.special import stdtrit
+    from climedbench.metrics.quantiles import t_ppf
 
     q = 0.5 + level / 2
     factor = 1.0
     if groups >= 2 and n >= 2:
-        factor = (float(stdtrit(n - 1, q)) / float(stdtrit(groups - 1, q))) ** 2
+        factor = (t_ppf(q, n - 1) / t_ppf(q, groups - 1)) ** 2
     return float(min(n, n / deff * factor))
 
 

@@ -97,10 +97,10 @@ def widening(items: Mapping[str, TaskItems], weights: Mapping[str, float],
     indep = float(np.sum(w ** 2)) + rest
     if indep <= 0:
         return None
-    from scipy.special import ndtri, stdtrit
+    from climedbench.metrics.quantiles import normal_ppf, t_ppf
 
     q = 0.5 + LEVEL / 2
     cross = float(w @ rho @ w) - float(np.sum(w ** 2))
     if g >= 2:
-        cross *= (float(stdtrit(g - 1, q)) / float(ndtri(q))) ** 2
+        cross *= (t_ppf(q, g - 1) / normal_ppf(q)) ** 2
     return float(np.sqrt(max(1.0, (indep + cross) / indep))), g
