@@ -275,3 +275,29 @@ def test_a_chinese_date_with_two_digit_fields_is_not_padded_when_it_moves_to_one
     """12月31日 says nothing about padding; Chinese dates are usually written without it (2023年1月10日)."""
     assert re.fullmatch(r"2023年1月\d+日", shift_date("2022年12月31日", 10) or "")
     assert re.fullmatch(r"2023/01/\d+", shift_date("2022/12/31", 10) or "")
+
+
+def test_a_surrogate_never_prints_another_real_name_of_the_note(analyzer):
+    """With the salt the demo test once met, 王建军's first-draw surrogate is found first; a note that also names a
+    real person called by that surrogate's first two characters must not print them (the surrogate is drawn again),
+    while a note without that person keeps the first draw (consistency across the patient's notes)."""
+    r = Replacer(SALT)
+    first = r.replace("NAME", "王建军", "p1", "zh")
+    clash = first[:2]
+    assert len(first) == 3 and clash != "王建"
+    note = f"主治医师：王建军。家属：{clash}（女儿），联系电话：139 0000 1111。"
+    out, _, spans, _ = deidentify_text(note, "p1", analyzer, r)
+    assert {note[s.start:s.end] for s in spans} >= {"王建军", clash}
+    assert clash not in out and "王建军" not in out
+    plain, _, _, _ = deidentify_text("主治医师：王建军。", "p1", analyzer, r)
+    assert first in plain
+
+
+def test_collides_counts_two_chinese_characters_and_three_latin_letters():
+    from climedbench.deid.surrogates import collides
+
+    assert collides("李娜红", frozenset({"李娜"})) and collides("娜", frozenset()) is False
+    assert collides("Dana Smithers", frozenset({"Smith"})) and collides("Jo", frozenset({"Joanna"})) is False
+    assert not collides("Dana Brown", frozenset({"JS", "Smith"}))
+    assert Replacer(SALT).replace_avoiding("DATE", "2023年3月5日", "p1", "zh", frozenset({"2023"})) == \
+        Replacer(SALT).replace("DATE", "2023年3月5日", "p1", "zh")

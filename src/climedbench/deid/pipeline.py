@@ -94,7 +94,9 @@ def _replace(text: str, lang: str, spans: list[Span], patient: str, replacer: Re
     if not spans:
         return text, lang, spans, []
     # Presidio's anonymizer applies one custom operator per type; spans were merged, so none overlap.
-    operators = {e: OperatorConfig("custom", {"lambda": lambda v, e=e: replacer.replace(e, v, patient, lang)})
+    real = frozenset(text[s.start:s.end] for s in spans)  # no surrogate may print one of them (replace_avoiding)
+    operators = {e: OperatorConfig("custom", {"lambda": lambda v, e=e: replacer.replace_avoiding(e, v, patient, lang,
+                                                                                                real)})
                  for e in {s.entity for s in spans}}
     result = _anonymizer().anonymize(
         text=text, analyzer_results=[RecognizerResult(s.entity, s.start, s.end, s.score) for s in spans],

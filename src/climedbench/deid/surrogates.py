@@ -73,20 +73,33 @@ class Replacer:
         r = random.Random(self.digest("date-offset", patient))
         return r.choice((-1, 1)) * r.randint(15, 365)
 
-    def _rng(self, entity: str, value: str) -> random.Random:
-        return random.Random(self.digest(entity, re.sub(r"\s+", "", value)))
+    def _rng(self, entity: str, value: str, attempt: int = 0) -> random.Random:
+        key = re.sub(r"\s+", "", value)
+        return random.Random(self.digest(entity, key) if attempt == 0 else self.digest(entity, key, str(attempt)))
 
-    def replace(self, entity: str, value: str, patient: str, language: str) -> str:
+    def replace_avoiding(self, entity: str, value: str, patient: str, language: str, avoid: frozenset[str]) -> str:
+        """`replace`, drawn again when a drawn name, address or organisation contains one of the note's real PHI
+        strings `avoid` (or lies inside one): the surrogate 李娜红 for one person would print another's real name 李娜.
+        The first draw is the one every other note of the patient gets, so only such a note's surrogate differs."""
+        if entity not in DRAWN or self.mode == "mask":
+            return self.replace(entity, value, patient, language)
+        for attempt in range(MAX_DRAWS):
+            fake = self.replace(entity, value, patient, language, attempt)
+            if not collides(fake, avoid):
+                return fake
+        return f"[{entity}]"
+
+    def replace(self, entity: str, value: str, patient: str, language: str, attempt: int = 0) -> str:
         # A title before a name (Dr. Priya Raman) and a clock time after a date (03/11/2024 18:47) are inside the
         # span (the whole value is found) but not identifying: they stay as written.
         if entity == "NAME" and (title := en_context.TITLE.match(value)) is not None and title.end() < len(value):
-            return title.group() + self.replace(entity, value[title.end():], patient, language)
+            return title.group() + self.replace(entity, value[title.end():], patient, language, attempt)
         if entity == "DATE" and (time := en_context.TIME_AFTER.search(value)) is not None and time.start() > 0 and \
                 time.end() == len(value) and (self.mode == "mask" or shift_date(value, 0) is None):
             return self.replace(entity, value[:time.start()], patient, language) + time.group()
         if self.mode == "mask":
             return f"[{entity}]"
-        rng = self._rng(entity, value)
+        rng = self._rng(entity, value, attempt)
         zh = language == "zh" or bool(re.search(r"[\u4e00-\u9fff]", value))
         if entity == "DATE":
             shifted = shift_date(value, self.date_offset(patient))
@@ -116,6 +129,28 @@ class Replacer:
             i = next(i for i, ch in enumerate(fake) if ch.isdigit() and i > fake.index("1"))
             fake = fake[:i] + rng.choice("3456789") + fake[i + 1:]
         return fake
+
+
+# Surrogates drawn from name, address and company lists (checked against the note's real PHI), and how often
+DRAWN = frozenset({"NAME", "ADDRESS", "ORGANIZATION"})
+MAX_DRAWS = 12
+
+
+def collides(fake: str, avoid: frozenset[str]) -> bool:
+    """Whether a surrogate contains a real PHI string of the note (two Chinese characters or three others or more),
+    or is part of one."""
+    squeezed = re.sub(r"\s+", "", fake).casefold()
+    for real in avoid:
+        real = re.sub(r"\s+", "", real).casefold()
+        if (len(real) >= _shortest(real) and real in squeezed) or \
+                (len(squeezed) >= _shortest(squeezed) and squeezed in real):
+            return True
+    return False
+
+
+def _shortest(text: str) -> int:
+    """The shortest string that counts: two Chinese characters make a name, two Latin letters do not (initials)."""
+    return 2 if re.search(r"[\u4e00-\u9fff]", text) else 3
 
 
 def scramble(value: str, rng: random.Random, keep_leading: int = 0) -> str:
