@@ -17,6 +17,7 @@ from typing import Any
 
 from climedbench.deid import context, detectors, en_context, zh_names
 from climedbench.deid.detectors import Span
+from climedbench.deid.intl_ids import INTL_PATTERNS, ocr_digits
 from climedbench.deid.patterns import PATTERNS, PatternSpec
 from climedbench.errors import ConfigError, yaml_problem
 
@@ -195,7 +196,7 @@ class Analyzer:
         registry = RecognizerRegistry(supported_languages=["en", "zh"])
         climed, _ = _presidio_classes()
         cfg = self.config
-        specs = PATTERNS + cfg.extra_patterns
+        specs = PATTERNS + INTL_PATTERNS + cfg.extra_patterns
         for lang in ("en", "zh"):
             lang_specs = specs + en_context.EN_PATTERNS if lang == "en" else specs
             registry.add_recognizer(climed("climedbench-patterns", sorted({s.entity for s in lang_specs}), lang,
@@ -277,9 +278,10 @@ def normalise(text: str) -> tuple[str, list[int]]:
             continue
         drop.update(i for i in range(m.start(), m.end()) if s[i] == " ")
     if not drop:
-        return s, list(range(len(s)))
+        return ocr_digits(s), list(range(len(s)))
     where = [i for i in range(len(s)) if i not in drop]
-    return "".join(s[i] for i in where), where
+    # O and З read as 0 and 3 inside digit runs (one character for one, so `where` holds)
+    return ocr_digits("".join(s[i] for i in where)), where
 
 
 class _OneCharNfkc(dict[int, str]):
