@@ -71,3 +71,17 @@ KEPT = [
 def test_look_alikes_are_kept(analyzer, lang, text, keep):
     spans = analyzer.analyze(text, lang)
     assert not touched(text, spans, keep), [(text[s.start:s.end], s.detector) for s in spans]
+
+
+@pytest.mark.parametrize("value", ["Ann", "ann", "Ng", "李娜", "O'Neil", "-x", "a_b", "5"])
+def test_occurrences_finds_what_re_finditer_finds(value):
+    """detectors.occurrences (str.find, no pattern compiled per name) against re.finditer over the same value."""
+    import re
+
+    from climedbench.deid.detectors import occurrences
+
+    text = ("Ann saw ann; Annie and Ann_ B. Ann's Ng,Ng Ngs 李娜李娜娜 见李娜。O'Neil O'Neils -x--x a_b a_bc 5 55 x5 "
+            "AnnAnn Ann")
+    for whole in (False, True):
+        pattern = (r"\b" + re.escape(value) + r"\b") if whole else re.escape(value)
+        assert occurrences(text, value, whole) == [m.span() for m in re.finditer(pattern, text)], (value, whole)

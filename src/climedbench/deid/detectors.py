@@ -22,6 +22,37 @@ class Span:
     detector: str
 
 
+def _word_char(ch: str) -> bool:
+    """What `\\w` matches in a str pattern (letters and digits of any script, and the underscore)."""
+    return ch.isalnum() or ch == "_"
+
+
+def occurrences(text: str, value: str, whole_word: bool = False) -> list[tuple[int, int]]:
+    """The non-overlapping occurrences of `value` in `text`, left to right, as `re.finditer(re.escape(value))` finds
+    them (with `whole_word`: `\\b` on both sides). Searched with str.find: a pattern compiled per found name filled
+    re's cache of 512 patterns, and the detectors' own patterns were compiled again (3,196 compilations on 420 notes,
+    about a twentieth of their time)."""
+    out: list[tuple[int, int]] = []
+    if not value:
+        return out
+    at, n = text.find(value), len(value)
+    while at != -1:
+        end = at + n
+        if not whole_word or (_boundary(text, at) and _boundary(text, end)):
+            out.append((at, end))
+            at = text.find(value, end)
+        else:
+            at = text.find(value, at + 1)
+    return out
+
+
+def _boundary(text: str, i: int) -> bool:
+    """`\\b` at position i: a word character on one side only."""
+    before = i > 0 and _word_char(text[i - 1])
+    after = i < len(text) and _word_char(text[i])
+    return before != after
+
+
 @cache
 def _compiled(spec: PatternSpec) -> re.Pattern[str]:
     return re.compile(spec.regex, spec.flags)
@@ -133,18 +164,18 @@ def en_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
                 continue
             found.append(Span(*trimmed, NAME, 0.85, detector))
     for name in deny:
-        for m in re.finditer(r"\b" + re.escape(name) + r"\b", text):
-            found.append(Span(m.start(), m.end(), NAME, 1.0, "deny-list"))
+        for start, end in occurrences(text, name, whole_word=True):
+            found.append(Span(start, end, NAME, 1.0, "deny-list"))
     # Each part of a found name (Smith of John Smith) found again elsewhere in the note.
     parts = {p for s in found for p in re.findall(r"[A-Z][a-z]{2,}(?:-[A-Z][a-z]+)?|[A-Z]{3,}", text[s.start:s.end])
              if p.lower() not in lexicon.EN_NOT_NAMES and not lexicon.clinical_word(p) and
              (en_words.known_name(p) or not en_words.common_word(p))}
     parts |= {p.capitalize() for p in parts if p.isupper()} | {p.upper() for p in parts if not p.isupper()}
     for p in parts:
-        for m in re.finditer(r"\b" + re.escape(p) + r"\b", text):
-            after = text[m.end():m.end() + 30].lower().lstrip(" '")
+        for start, end in occurrences(text, p, whole_word=True):
+            after = text[end:end + 30].lower().lstrip(" '")
             if not (after.startswith("s ") or after.startswith(tuple(lexicon.EPONYM_FOLLOWERS))):
-                found.append(Span(m.start(), m.end(), NAME, 0.75, "en-name-repeat"))
+                found.append(Span(start, end, NAME, 0.75, "en-name-repeat"))
     return found
 
 
@@ -203,7 +234,7 @@ def _drug_word(words: list[str], text: str) -> bool:
     if len(words) != 1:
         return False
     w = words[0].strip(".,;:")
-    return w.lower().endswith(lexicon.DRUG_STEMS) or re.search(rf"\b{re.escape(w.lower())}\b", text) is not None
+    return w.lower().endswith(lexicon.DRUG_STEMS) or bool(occurrences(text, w.lower(), whole_word=True))
 
 
 def spacy_persons(doc: object, text: str) -> list[Span]:

@@ -9,7 +9,7 @@ import re
 from functools import cache
 
 from climedbench.deid import jieba_hmm, lexicon, zh_tables
-from climedbench.deid.detectors import Span
+from climedbench.deid.detectors import Span, occurrences
 from climedbench.deid.patterns import NAME
 from climedbench.deid.zh_name_forms import jieba_words as _jieba_words
 from climedbench.deid.zh_name_forms import zh_name_forms
@@ -270,8 +270,8 @@ def _propagate(text: str, spans: list[Span], detector: str, min_len: int = 2) ->
     names = {text[s.start:s.end] for s in spans if s.end - s.start >= min_len}
     out = list(spans)
     for name in names:
-        for m in re.finditer(re.escape(name), text):
-            out.append(Span(m.start(), m.end(), NAME, 0.8, detector))
+        for start, end in occurrences(text, name):
+            out.append(Span(start, end, NAME, 0.8, detector))
     return out
 
 
