@@ -213,14 +213,29 @@ class LlamaCppBackend(Backend):
         release(servers)
 
 
-def release(servers: list[Any], wait: float = 60.0) -> None:
+def release(servers: list[Any], wait: float = 60.0, hard_limit: float = 300.0) -> None:
     """Free model copies from a thread of their own, not the caller's. Dropping two copies loaded side by side
     from the main thread hung in xllamacpp's server shutdown (a join that never returned) within five load/close
     cycles in 3 of 3 tries; from another thread, 0 hangs in 25 cycles (tests/test_llama_release.py runs 16; at 10
     cycles it failed on the old code in 1 of 2 tries). Should the shutdown still not finish within `wait` seconds,
-    the run goes on (the copies stay allocated until the process ends) rather than hang."""
-    worker = threading.Thread(target=servers.clear, name="llamacpp-release", daemon=True)
-    worker.start()
-    worker.join(wait)
+    the run goes on (the copies stay allocated until the process ends) rather than hang.
+
+    That limit needs the GIL back, and a shutdown seen hanging beside a busy process (2 of 2 parallel test runs) held
+    it inside xllamacpp's destructor. So a C-level watchdog (faulthandler, no GIL needed) is armed too: after
+    `hard_limit` seconds it prints every thread's stack to stderr and ends the process with exit code 1. Samples are
+    on disk by then (each batch is written as it is answered); `climedbench score` rebuilds results.json."""
+    import faulthandler
+    import sys
+
+    try:
+        faulthandler.dump_traceback_later(hard_limit, exit=True, file=sys.__stderr__ or 2)
+    except (AttributeError, ValueError, OSError) as e:  # no real stderr (an embedding host): no watchdog
+        logging.getLogger(__name__).debug("no shutdown watchdog: %s", e)
+    try:
+        worker = threading.Thread(target=servers.clear, name="llamacpp-release", daemon=True)
+        worker.start()
+        worker.join(wait)
+    finally:
+        faulthandler.cancel_dump_traceback_later()
     if worker.is_alive():
         logging.getLogger(__name__).warning("llama.cpp did not shut down within %.0f s; going on without it", wait)
