@@ -114,6 +114,8 @@ def server_params(path: Path, n_ctx: int, threads: int, settings: dict[str, Any]
     params.cache_prompt = False
     params.hostnames = ["127.0.0.1"]
     params.port = 0
+    # Only so that `wait_for_loop` can send a request through the copy's task queue (no output changes).
+    params.endpoint_metrics = True
     for name, value in (settings or {}).items():
         *parents, leaf = name.split(".")
         target = params
@@ -154,7 +156,7 @@ class LlamaCppBackend(Backend):
 
         def load(_: int) -> Any:
             try:
-                return xlc.Server(params)
+                return wait_for_loop(xlc.Server(params))
             except RuntimeError as e:
                 raise ModelError(f"llama.cpp could not load {self.path} (corrupt, truncated, or an "
                                  f"unsupported GGUF): {e}") from e
@@ -211,6 +213,17 @@ class LlamaCppBackend(Backend):
     async def aclose(self) -> None:
         servers, self._servers, self._idle = self._servers, [], queue.SimpleQueue()
         release(servers)
+
+
+def wait_for_loop(server: Any) -> Any:
+    """The copy, once its task loop runs. xllamacpp's Server returns when the model is loaded, before its loop thread
+    enters llama.cpp's `start_loop`, which sets `running = true` on entry: a copy closed in that window had its
+    `terminate()` overwritten and its destructor joined the loop thread forever (holding the GIL). Seen on a loaded
+    machine: tests/test_llama_release.py hung at its first load/close cycles in 2 of 2 runs at load 2–4 (2026-11-29,
+    caught by release()'s watchdog, the main thread waiting in the release thread's start). A metrics request goes
+    through the task queue, so it returns only once the loop runs (about 0.3 ms)."""
+    server.handle_metrics()
+    return server
 
 
 def release(servers: list[Any], wait: float = 60.0, hard_limit: float = 300.0) -> None:
