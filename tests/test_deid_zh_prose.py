@@ -1,0 +1,41 @@
+"""Recall of `climedbench deid` on Chinese places and names written in prose without a label (issue 21): a county,
+district or city by its short name after a word of where someone is, comes from or goes (在…务农, 转诊至…, 于…进食,
+…籍), a city after its province (河北唐山), a municipality after such a word (从天津赶来), villages and residential
+compounds after such a word (在…屯, 住进…花园); each case also keeps what must stay (marble after 在, everyday
+words that are also short names, generic villages and compounds). All the notes are written for this test, not taken
+from any corpus."""
+
+from __future__ import annotations
+
+import pytest
+
+from climedbench.deid.engine import Analyzer
+from tests.support.deid_spans import covered as _covered
+from tests.support.deid_spans import touched as _touched
+
+
+@pytest.fixture(scope="module")
+def analyzer() -> Analyzer:
+    return Analyzer(ner=False)
+
+
+CASES = [
+    # A county's and a district's short name after 在 / 回; a city's after 至 / 于 / 自 and before 籍.
+    ("患者长期在昌黎务农，半年前回海淀居住。", ["昌黎", "海淀"], ["务农", "居住"]),
+    ("建议转诊至绵阳，家属同意。3天前于珠海进食海鲜后腹泻。医保：韶关籍，异地就医。", ["绵阳", "珠海", "韶关"], ["海鲜"]),
+    # A city right after its province, a municipality after a place's word; a county with its 县 in a sentence.
+    ("其子在外打工（河北唐山），母亲从天津赶来陪护。上月去涞源县探亲。", ["河北唐山", "天津", "涞源县"], ["打工", "陪护"]),
+    # Villages and compounds after a place's word.
+    ("病前在柳河屯放羊，后搬到翠湖花园与女儿同住；回到老家石桥村过年。", ["柳河屯", "翠湖花园", "石桥村"], ["放羊", "过年"]),
+    # Words that stay: marble after 在, short names that are everyday words, generic villages and compounds, a
+    # village's clinic (an organisation's name, found as one).
+    ("在大理石地面滑倒。在合作医疗报销；病情在前进中好转。在新农村建设工地受伤，住在本村，在度假村游玩。",
+     [], ["大理石", "合作医疗", "前进", "新农村", "本村", "度假村"]),
+]
+
+
+@pytest.mark.parametrize(("text", "phi", "keep"), CASES)
+def test_places_and_names_in_prose(analyzer: Analyzer, text: str, phi: list[str], keep: list[str]) -> None:
+    spans = analyzer.analyze(text, "zh")
+    assert [v for v in phi if not _covered(text, spans, v)] == []
+    assert [v for v in keep if _touched(text, spans, v)] == []
