@@ -31,6 +31,15 @@ CASES = [
     # village's clinic (an organisation's name, found as one).
     ("在大理石地面滑倒。在合作医疗报销；病情在前进中好转。在新农村建设工地受伤，住在本村，在度假村游玩。",
      [], ["大理石", "合作医疗", "前进", "新农村", "本村", "度假村"]),
+    # Relatives named right after a kin word, whatever their surname (a Tibetan, a Mongolian, a Dai name), and kin
+    # words written with 其 / 表 / 孙媳 / 老婆; what follows a kin word and is no name stays.
+    ("陪护：丈夫格桑多吉　电话略。家属（女儿卓嘎、女婿顿珠次旺）同意。其孙巴图孟和发现后呼叫。老婆岩香说不要紧。",
+     ["格桑多吉", "卓嘎", "顿珠次旺", "巴图孟和", "岩香"], []),
+    ("其表姐韦小燕陪同。孙媳侯雅琴夜间陪护。老婆梅淑芬说他不打呼了。", ["韦小燕", "侯雅琴", "梅淑芬"], []),
+    ("丈夫体健，女儿均体健。父亲患糖尿病，母亲健在。其父亲因胃癌去世。女儿代诉：头痛。母亲仅会藏语。",
+     [], ["体健", "均体健", "患糖尿病", "健在", "其父亲因", "代诉", "仅会藏语"]),
+    # A name whose first two characters are a word (叶家, 游子, 关长) after a cue without a colon.
+    ("通知值班医生叶家明。已请上级医师游子轩复核。", ["叶家明", "游子轩"], []),
 ]
 
 

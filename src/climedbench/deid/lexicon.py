@@ -53,7 +53,23 @@ ZH_NAME_BEFORE = (
     "护士长", "一线", "二线", "三线", "听班", "总值班", "住院总", "进修医师", "进修医生", "规培医师", "规培医生", "实习医师",
     "实习医生", "导医", "保健医", "保健医生", "校医", "安全员", "配偶", "生母", "生父", "开单医生", "开单医师", "鉴定人",
     "被鉴定人", "调查人", "全名", "取名", "名为", "查明为",
+    # People around an accident, a trip or a form, and staff by a rank or a post not listed above.
+    "目击者", "警员", "经办警员", "组长", "责任组长", "代办人", "户名", "持卡人", "院方", "核对发药",
 )
+# Relatives by their kin word with 其 / 表 / 堂 before it (其孙, 其表姐, 堂兄), spouses as people call them (老婆, 老公,
+# 媳妇), and people around an accident, a trip or a form (目击者, 导游, 警员, 组长, 代办人, 户名 without a colon).
+_KIN_BASES = ("父", "母", "子", "女", "兄", "弟", "姐", "妹", "孙", "孙子", "孙女", "孙媳", "夫", "妻", "侄子", "侄女",
+              "外孙", "外孙女", "儿媳", "女婿", "哥", "嫂", "姐夫", "妹夫", "舅", "姨", "姑", "叔", "伯", "侄")
+ZH_KIN = tuple(dict.fromkeys((
+    *("其" + b for b in _KIN_BASES),
+    *(p + b for p in ("表", "堂") for b in ("哥", "姐", "弟", "妹", "兄", "嫂", "叔", "侄", "姐夫", "妹夫")),
+    "丈夫", "妻子", "老伴", "爱人", "配偶", "老婆", "老公", "媳妇", "儿子", "女儿", "父亲", "母亲", "哥哥", "姐姐",
+    "弟弟", "妹妹", "孙子", "孙女", "孙媳", "孙媳妇", "孙女婿", "外孙", "外孙女", "儿媳", "儿媳妇", "女婿", "侄子",
+    "侄女", "外甥", "外甥女", "舅舅", "姑姑", "叔叔", "阿姨", "伯伯", "嫂子", "姐夫", "妹夫", "岳父", "岳母", "公公",
+    "婆婆", "继父", "继母", "养父", "养母", "爷爷", "奶奶", "外公", "外婆", "姥姥", "姥爷", "男友", "女友", "未婚夫",
+    "未婚妻", "室友", "工友", "同事", "朋友", "邻居", "同学", "保姆", "护工", "导游", "翻译员", "村医",
+)))
+ZH_NAME_BEFORE += tuple(w for w in ZH_KIN if w not in ZH_NAME_BEFORE)
 # Words that are cues for a name only before a colon (报告：蓝海, but 报告未见异常).
 ZH_NAME_BEFORE_COLON = (
     "报告", "复核", "审核", "调配", "核对", "接收", "转出", "转入", "巡回", "器械", "参会", "参加", "主持", "经办", "接诊",
@@ -209,6 +225,15 @@ def zh_surnames() -> tuple[frozenset[str], frozenset[str]]:
     compound = {n for n in names if len(n) == 2}
     single = {n for n in names if len(n) == 1}
     return frozenset(single), frozenset(compound)
+
+
+@cache
+def zh_given_name_chars() -> frozenset[str]:
+    """The characters of Faker's Chinese given names (zh_CN and zh_TW: 明, 荣, 琴, 涛…)."""
+    from faker.providers.person.zh_CN import Provider
+    from faker.providers.person.zh_TW import Provider as TwProvider
+
+    return frozenset("".join((*Provider.first_names, *TwProvider.first_names)))
 
 
 @cache

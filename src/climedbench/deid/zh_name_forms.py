@@ -39,6 +39,7 @@ def _regexes() -> dict[str, re.Pattern[str]]:
     single, compound = lexicon.zh_surnames()
     surname = "(?:" + "|".join(sorted(compound, key=len, reverse=True)) + "|[" + \
         "".join(sorted(single - lexicon.FUNCTION_SURNAMES)) + "])"
+    kin = "|".join(sorted(map(re.escape, lexicon.ZH_KIN), key=len, reverse=True))
     # Two to five characters: a Mongolian or Tibetan name may be five long (…巴特尔, …次仁).
     value = rf"(?P<v>[{_CJK}]{{2,5}}(?:[{_DOT}][{_CJK}]{{1,6}}){{0,2}})"
     return {
@@ -49,6 +50,8 @@ def _regexes() -> dict[str, re.Pattern[str]]:
         "dot": re.compile(rf"(?P<v>[{_CJK}]{{1,8}}[{_DOT}][{_CJK}]{{1,6}}(?:[{_DOT}][{_CJK}]{{1,6}})?)"),
         # A cell of a table or a list written with spaces (after normalisation the ideographic space is one too).
         "cell": re.compile(rf"(?:^|(?<=[ \t]))(?P<v>{surname}[{_CJK}]{{1,2}})(?=[ \t]|$)", re.M),
+        # A relative's name glued to the kin word, whatever its surname (丈夫扎西次仁，, 女儿措姆、, 孙媳…发现).
+        "kin": re.compile(rf"(?:{kin})(?P<v>[{_CJK}]{{2,6}}?(?:[{_DOT}][{_CJK}]{{1,6}})?)(?={_KIN_AFTER})"),
         # A signature after a dash at a line's end (—凤霞).
         "dash": re.compile(rf"[—–]{{1,2}}[ \t]*(?P<v>[{_CJK}]{{2,3}})[ \t]*$", re.M),
         # A name right after a department, before a title, a consultation or a separator (胸外科…主任, 放疗科…、).
@@ -132,6 +135,26 @@ _AFTER_DOTTED = (*lexicon.ZH_NAME_AFTER, "陪同", "陪护", "要求", "来", "�
 
 
 _KIN_WORDS = tuple(w for w in lexicon.ZH_NAME_BEFORE if len(w) >= 2)
+# What may follow a relative's name glued to the kin word: punctuation, a space, a line's end, or what a relative does.
+_KIN_AFTER = (r"[ \t\n，,。；;、/／（()）：:\"“”]|$|陪同|陪护|签字|签名|来电|探视|代领|代办|发现|报警|呼叫|在场|"
+              r"翻译|告知|交代|表示|要求|询问|同意|拒绝|称|说|诉|在|于|为|已|无|有|患|系|曾|也|等")
+# First characters of what follows a kin word and is no name (代诉, 携…, 照顾…, 负责…, 送…).
+_NOT_KIN_NAME_START = set("代携照负送带接请让叫通联电护签陪健体均已未不无在患有系也都均尚仍现曾将因于")
+
+
+def _kin_name(text: str, start: int, end: int) -> bool:
+    """A name after a kin word, whatever its surname: not the kin word's own end (其父|亲), not a word nor made of one
+    (体健, 均体健, 患糖尿病, 满满): none of jieba's words of two characters or more in it is a dictionary word other
+    than a proper noun, and the first is no adverb, preposition or conjunction (仅会…)."""
+    freq = _words()
+    value = text[start:end]
+    if value[0] in _NOT_KIN_NAME_START or value[0] in lexicon.ZH_AFTER_NAME_CHARS or not _plausible(value) or \
+            freq.get(text[start - 1:start + 1], 0) > 0:
+        return False
+    tokens = jieba_hmm.lcut(re.sub(f"[{_DOT}]", "", value))
+    return tokens[0].flag not in ("d", "p", "c", "u", "r") and \
+        not any(len(t.word) >= 2 and freq.get(t.word, 0) > 0 and not t.flag.startswith(("nr", "ns", "nz"))
+                for t in tokens)
 
 
 def zh_name_forms(text: str) -> list[Span]:
@@ -171,6 +194,8 @@ def zh_name_forms(text: str) -> list[Span]:
             continue
         if _plausible(text[s:e]) and _words().get(text[s:e], 0) == 0 and _person_tagged(text[s:e]):
             out.append(Span(s, e, NAME, 0.75, "zh-name-cell"))
+    out += [Span(*m.span("v"), NAME, 0.75, "zh-name-kin") for m in rx["kin"].finditer(text)
+            if _kin_name(text, *m.span("v"))]
     for m in rx["dash"].finditer(text):
         if _plausible(m.group("v")) and _words().get(m.group("v"), 0) == 0 and _person_tagged(m.group("v")):
             out.append(Span(*m.span("v"), NAME, 0.75, "zh-name-dash"))

@@ -102,7 +102,20 @@ def _not_a_name(text: str, start: int, end: int, sl: int, strong: bool) -> bool:
         return True
     if strong:
         return False
+    if end == two + 1 and not _looks_like_word(text[start:end]) and _given_name_tagged(text[start:end]):
+        return False  # 叶家|荣, 游子|墨, 关|长青: the first two characters are a word, jieba reads a name after them
     return _looks_like_word(text[start:two]) or _looks_like_word(text[start:two + 1])
+
+
+def _given_name_tagged(candidate: str) -> bool:
+    """jieba's tagger reads the end of a three-character candidate as a person's or a place's name (叶家|荣 nr,
+    单|立国 ns, 关|长青 nr), or it ends in one character that Faker's Chinese given names use (叶家|明), and its first
+    word is no clinical term (房颤|律)."""
+    tokens = jieba_hmm.lcut(candidate)
+    last = tokens[-1]
+    given = last.flag.startswith(("nr", "ns")) or (len(last.word) == 1 and last.word in lexicon.zh_given_name_chars())
+    return len(tokens) >= 2 and given and \
+        not {tokens[0].word, candidate[:2]} & (lexicon.ZH_CLINICAL_NOT_NAMES | lexicon.ZH_CLINICAL_PREFIXES)
 
 
 def _zh_name_lists(text: str, found: list[Span]) -> list[Span]:
