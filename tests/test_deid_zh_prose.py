@@ -1,7 +1,8 @@
 """Recall of `climedbench deid` on Chinese places and names written in prose without a label (issue 21): a county,
 district or city by its short name after a word of where someone is, comes from or goes (在…务农, 转诊至…, 于…进食,
 …籍), a city after its province (河北唐山), a municipality after such a word (从天津赶来), villages and residential
-compounds after such a word (在…屯, 住进…花园); each case also keeps what must stay (marble after 在, everyday
+compounds, streets without a number and cities abroad after such a word (在…屯, 住进…花园, 在…路与, 在马德里); relatives named right after a kin word whatever their surname;
+notes in traditional characters; each case also keeps what must stay (marble after 在, everyday
 words that are also short names, generic villages and compounds). All the notes are written for this test, not taken
 from any corpus."""
 
@@ -27,6 +28,12 @@ CASES = [
     ("其子在外打工（河北唐山），母亲从天津赶来陪护。上月去涞源县探亲。", ["河北唐山", "天津", "涞源县"], ["打工", "陪护"]),
     # Villages and compounds after a place's word.
     ("病前在柳河屯放羊，后搬到翠湖花园与女儿同住；回到老家石桥村过年。", ["柳河屯", "翠湖花园", "石桥村"], ["放羊", "过年"]),
+    # A street without a number after a place's word, a road's section, a crossing after 途经, a city abroad, a
+    # county with its 县 before a town; streets that are everyday words stay.
+    ("骑车在东风北路与货车相撞，于昆明市盘龙区北京路三段受伤。下班途经解放路与中山大道交叉口时摔倒。2018年在"
+     "马德里做过手术。上月在梁河县芒东镇采茶。在回家路上、过马路时、在高速公路上均无不适。",
+     ["东风北路", "昆明市盘龙区北京路三段", "解放路与中山大道交叉口", "马德里", "梁河县芒东镇"],
+     ["回家路上", "马路", "高速公路"]),
     # Words that stay: marble after 在, short names that are everyday words, generic villages and compounds, a
     # village's clinic (an organisation's name, found as one).
     ("在大理石地面滑倒。在合作医疗报销；病情在前进中好转。在新农村建设工地受伤，住在本村，在度假村游玩。",
@@ -40,6 +47,11 @@ CASES = [
      [], ["体健", "均体健", "患糖尿病", "健在", "其父亲因", "代诉", "仅会藏语"]),
     # A name whose first two characters are a word (叶家, 游子, 关长) after a cue without a colon.
     ("通知值班医生叶家明。已请上级医师游子轩复核。", ["叶家明", "游子轩"], []),
+    # Notes in traditional characters (Taiwan, Hong Kong): read through their simplified forms, one character for
+    # one, so every span lands on the original characters.
+    ("醫師：區嘉慧\n聯絡人：兒子馮志強，電話見病歷。家屬（妻子譚詠詩）陪同。患者長期在屏東務農，上月於澳門進食海鮮。",
+     ["區嘉慧", "馮志強", "譚詠詩", "屏東", "澳門"], ["海鮮"]),
+    ("診斷：帕金森病。處方：阿司匹林100mg qd。複診：兩週後。", [], ["帕金森病", "阿司匹林", "兩週後"]),
 ]
 
 

@@ -39,7 +39,9 @@ _CITIES_AS_PROVINCES = ("北京", "上海", "天津", "重庆", "香港", "澳�
 # A village or a residential compound named in a sentence after a place's word (在柳河屯务农, 住在南湖花园, 回到老家
 # 张家湾村): a name of two to six characters before its ending.
 _VILLAGE = re.compile(f"{_PLACE_BEFORE}+(?P<v>(?P<n>[\u4e00-\u9fa5]{{2,6}}?)"
-                      f"(?P<s>新村|家园|花园|小区|社区|公寓|嘎查|村|屯|寨|苑|庄))")
+                      f"(?P<s>新村|家园|花园|小区|社区|公寓|嘎查|村|屯|寨|苑|庄"
+                      # A street without a number (在南湖路与…, 途经利民大道附近, 于人民南路四段).
+                      f"|(?:路|大道|大街|街)(?:[一二三四五六七八九十]段)?(?=[^\u4e00-\u9fa5]|附近|与|和|口|交|一带|上|旁|边|时|处)))")
 # What a name of a village is not: a word with 的, 该, 本, 某… (在本村, 在所在小区, 在当地社区), a generic place.
 _NOT_VILLAGE_CHARS = set("的了在是其该本此这那某所各个全邻同农乡山外内附近当地周边我你他她们城")
 
@@ -55,7 +57,9 @@ def _village(name: str, suffix: str, text: str, end: int) -> bool:
     if set(name) & _NOT_VILLAGE_CHARS or (common and not tag.startswith(("ns", "nr", "nz"))):
         return False
     at = end - len(suffix)
-    if any(_jieba_freq().get(text[i:end], 0) for i in range(at - len(name), at)):
+    # A word made of the name's end and the ending (新农|村, 过马|路), but not a direction's (东风北|路).
+    if any(_jieba_freq().get(text[i:end], 0) and text[i:at] not in ("东", "西", "南", "北", "中")
+           for i in range(at - len(name), at)):
         return False
     return not _ORG_AFTER.match(text, end) and not re.match("物业|委员|卫生|服务|医", text[end:])
 
@@ -139,10 +143,23 @@ def _aliases() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
 
 
 @cache
+def world_cities() -> frozenset[str]:
+    """Capitals and large cities abroad (都柏林, 马德里, 胡志明市) from JioNLP's world location list; not China's."""
+    out: set[str] = set()
+    with (_location_file().parent / "world_location.txt").open(encoding="utf-8") as f:
+        for line in f:
+            parts = line.rstrip("\n").split("\t")
+            if len(parts) >= 3 and parts[0] != "中国":
+                out.update(c for c in (parts[2], *(parts[3].split("/") if len(parts) > 3 else ())) if len(c) >= 2)
+    return frozenset(out - {p for p in out if any(ch < "\u4e00" or ch > "\u9fa5" for ch in p)})
+
+
+@cache
 def _short_regex() -> re.Pattern[str]:
     short, counties = _short_names()
     _, _, bare = _aliases()
-    names = "|".join(sorted(map(re.escape, short | bare | counties | set(_CITIES_AS_PROVINCES)), key=len, reverse=True))
+    places = short | bare | counties | set(_CITIES_AS_PROVINCES) | world_cities()
+    names = "|".join(sorted(map(re.escape, places), key=len, reverse=True))
     county = "|".join(sorted(map(re.escape, counties), key=len, reverse=True))
     from climedbench.deid.lexicon import china_places
 
@@ -162,6 +179,8 @@ def _fits_place(text: str, start: int, end: int) -> bool:
 
 
     name = text[start:end]
+    if name.endswith("县"):  # a county with its 县 (琼中县) is a place whatever follows
+        return True
     if jieba.lcut(text[start:end + 4])[0] != name and not re.match(_PLACE_AFTER, text[end:]):
         return False
     if _jieba_freq().get(name, 0) >= _COMMON_WORD_FREQ and name not in _CITIES_AS_PROVINCES:
