@@ -47,6 +47,10 @@ CASES = [
      [], ["体健", "均体健", "患糖尿病", "健在", "其父亲因", "代诉", "仅会藏语"]),
     # A name whose first two characters are a word (叶家, 游子, 关长) after a cue without a colon.
     ("通知值班医生叶家明。已请上级医师游子轩复核。", ["叶家明", "游子轩"], []),
+    # A name of three or four characters before a staff title whatever its surname (a Tibetan name, a rare surname);
+    # a label before a title and a role before it stay; 由 before a title is "by", not a surname.
+    ("由次仁多吉医师护送。审核：扎西平措护士长\n转出医师：王 \n由值班医师处理。改由护士长查看。",
+     ["次仁多吉", "扎西平措"], ["转出医师", "值班医师", "由护士长"]),
     # Notes in traditional characters (Taiwan, Hong Kong): read through their simplified forms, one character for
     # one, so every span lands on the original characters.
     ("醫師：區嘉慧\n聯絡人：兒子馮志強，電話見病歷。家屬（妻子譚詠詩）陪同。患者長期在屏東務農，上月於澳門進食海鮮。",

@@ -27,6 +27,7 @@ _NOT_PERSON_START = ("本人", "不详", "暂无", "未", "无", "同上", "见"
                      "家属", "医生", "护士", "签字", "签名", "日期", "时间", "电话", "联系", "已",
                      "均", "由", "经", "为", "在")
 _TITLES = "医生|医师|副主任|主任|大夫|副教授|教授|护士长|老师|会诊|主治医师|主治"
+_STAFF_TITLES = "主任医师|副主任医师|主治医师|医师|医生|护士长|护士|副主任|主任|副教授|教授|大夫"
 _NOT_PERSON_END = (*"科室院所部组局处队区市省县镇村路号床病症炎术药片液剂素酸类型期级",
                    *"性情况项位例人者员师家方侧度次天年月", "中心")
 
@@ -52,6 +53,10 @@ def _regexes() -> dict[str, re.Pattern[str]]:
         "cell": re.compile(rf"(?:^|(?<=[ \t]))(?P<v>{surname}[{_CJK}]{{1,2}})(?=[ \t]|$)", re.M),
         # A relative's name glued to the kin word, whatever its surname (丈夫扎西次仁，, 女儿措姆、, 孙媳…发现).
         "kin": re.compile(rf"(?:{kin})(?P<v>[{_CJK}]{{2,6}}?(?:[{_DOT}][{_CJK}]{{1,6}})?)(?={_KIN_AFTER})"),
+        # A name before a staff title at a field's start or after 由 / 请 / 报告 / 通知, whatever its surname (由…医师,
+        # 审核：…护士长, 报告…医师).
+        "titled": re.compile(rf"(?:{_FIELD_START}|(?<=[由请告知经向给找]))(?P<v>[{_CJK}]{{3,4}})"
+                             rf"(?={_STAFF_TITLES})", re.M),
         # A signature after a dash at a line's end (—凤霞).
         "dash": re.compile(rf"[—–]{{1,2}}[ \t]*(?P<v>[{_CJK}]{{2,3}})[ \t]*$", re.M),
         # A name right after a department, before a title, a consultation or a separator (胸外科…主任, 放疗科…、).
@@ -142,6 +147,21 @@ _KIN_AFTER = (r"[ \t\n，,。；;、/／（()）：:\"“”]|$|陪同|陪护|�
 _NOT_KIN_NAME_START = set("代携照负送带接请让叫通联电护签陪健体均已未不无在患有系也都均尚仍现曾将因于")
 
 
+def _titled_name(text: str, start: int, end: int) -> bool:
+    """A name of three or four characters before a staff title whatever its surname (由…医师): not a label (转出医师：),
+    not a role or a department before the title (值班医师, 内一科护士); none of jieba's words in it is a dictionary
+    word other than a proper noun, and one of them is tagged a proper noun (边|巴顿|珠, 拉巴次仁)."""
+    value = text[start:end]
+    if len(value) < 3 or re.match(r"[^:：\n]{0,5}[:：]", text[end:end + 6]) or \
+            text.startswith(lexicon.ZH_NAME_BEFORE, start) or value[0] in _NOT_KIN_NAME_START or \
+            value[0] in "于因是的了和与及为被把对" or not _plausible(value):
+        return False
+    tokens = jieba_hmm.lcut(value)
+    proper = ("nr", "ns", "nz")
+    return any(t.flag.startswith(proper) for t in tokens) and \
+        not any(len(t.word) >= 2 and _words().get(t.word, 0) > 0 and not t.flag.startswith(proper) for t in tokens)
+
+
 def _kin_name(text: str, start: int, end: int) -> bool:
     """A name after a kin word, whatever its surname: not the kin word's own end (其父|亲), not a word nor made of one
     (体健, 均体健, 患糖尿病, 满满): none of jieba's words of two characters or more in it is a dictionary word other
@@ -196,6 +216,8 @@ def zh_name_forms(text: str) -> list[Span]:
             out.append(Span(s, e, NAME, 0.75, "zh-name-cell"))
     out += [Span(*m.span("v"), NAME, 0.75, "zh-name-kin") for m in rx["kin"].finditer(text)
             if _kin_name(text, *m.span("v"))]
+    out += [Span(*m.span("v"), NAME, 0.75, "zh-name-titled") for m in rx["titled"].finditer(text)
+            if _titled_name(text, *m.span("v"))]
     for m in rx["dash"].finditer(text):
         if _plausible(m.group("v")) and _words().get(m.group("v"), 0) == 0 and _person_tagged(m.group("v")):
             out.append(Span(*m.span("v"), NAME, 0.75, "zh-name-dash"))

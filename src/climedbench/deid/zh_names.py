@@ -219,6 +219,8 @@ def zh_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
         # A role before the title, not a name (管床 of 管床医生, 值班 of 值班医师).
         if len(name) < sl or any(text.startswith(w, start) and len(w) > len(name) for w in lexicon.ZH_NAME_BEFORE):
             continue
+        if len(name) == 1 and name in lexicon.FUNCTION_SURNAMES:  # 由 of 由护士长查看 is "by"
+            continue
         # The surname alone before a title (王医生, 李女士) identifies too; longer names must not be words.
         if len(name) == sl or not _looks_like_word(name):
             # Inside a longer run of Chinese text: only when the run before it is a cue word.
