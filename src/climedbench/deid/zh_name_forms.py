@@ -149,12 +149,12 @@ _NOT_KIN_NAME_START = set("代携照负送带接请让叫通联电护签陪健�
 
 def _titled_name(text: str, start: int, end: int) -> bool:
     """A name of three or four characters before a staff title whatever its surname (由…医师): not a label (转出医师：),
-    not a role or a department before the title (值班医师, 内一科护士); none of jieba's words in it is a dictionary
-    word other than a proper noun, and one of them is tagged a proper noun (边|巴顿|珠, 拉巴次仁)."""
+    not a role or a department before the title (值班医师, 内一科护士, 麻醉科蒋医师); none of jieba's words in it is a
+    dictionary word other than a proper noun, and one of them is tagged a proper noun (边|巴顿|珠, 拉巴次仁)."""
     value = text[start:end]
     if len(value) < 3 or re.match(r"[^:：\n]{0,5}[:：]", text[end:end + 6]) or \
             text.startswith(lexicon.ZH_NAME_BEFORE, start) or value[0] in _NOT_KIN_NAME_START or \
-            value[0] in "于因是的了和与及为被把对" or not _plausible(value):
+            value[0] in "于因是的了和与及为被把对" or not _plausible(value) or re.search("[科室院部区市县组]", value):
         return False
     tokens = jieba_hmm.lcut(value)
     proper = ("nr", "ns", "nz")
