@@ -47,6 +47,12 @@ CASES = [
      [], ["体健", "均体健", "患糖尿病", "健在", "其父亲因", "代诉", "仅会藏语"]),
     # A name whose first two characters are a word (叶家, 游子, 关长) after a cue without a colon.
     ("通知值班医生叶家明。已请上级医师游子轩复核。", ["叶家明", "游子轩"], []),
+    # A known surname before a given name that is also a word (…|国庆, …|如月), a name jieba tags as one whose surname
+    # is a function word (和…), a compound surname jieba knows after a label, a name of four characters or more
+    # after 患者 before the sex and age; counts and months after a kin word stay.
+    ("姐姐许如月患乳腺癌。其丈夫潘国庆为退伍军人。室友和丽君陪同。\n申请人：完颜志刚　性别：男\n"
+     "患者吉克阿呷，女，46岁。女儿三个月前体检正常。",
+     ["许如月", "潘国庆", "和丽君", "完颜志刚", "吉克阿呷"], ["三个月前"]),
     # A name of three or four characters before a staff title whatever its surname (a Tibetan name, a rare surname);
     # a label before a title and a role before it stay; 由 before a title is "by", not a surname.
     ("由次仁多吉医师护送。审核：扎西平措护士长\n转出医师：王 \n由值班医师处理。改由护士长查看。",

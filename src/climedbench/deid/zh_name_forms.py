@@ -41,8 +41,8 @@ def _regexes() -> dict[str, re.Pattern[str]]:
     surname = "(?:" + "|".join(sorted(compound, key=len, reverse=True)) + "|[" + \
         "".join(sorted(single - lexicon.FUNCTION_SURNAMES)) + "])"
     kin = "|".join(sorted(map(re.escape, lexicon.ZH_KIN), key=len, reverse=True))
-    # Two to five characters: a Mongolian or Tibetan name may be five long (…巴特尔, …次仁).
-    value = rf"(?P<v>[{_CJK}]{{2,5}}(?:[{_DOT}][{_CJK}]{{1,6}}){{0,2}})"
+    # Two to six characters: a Mongolian or Tibetan name may be six long (额尔登巴特尔).
+    value = rf"(?P<v>[{_CJK}]{{2,6}}(?:[{_DOT}][{_CJK}]{{1,6}}){{0,2}})"
     return {
         # A label (a role or a cue word) then a colon, a space or a bracket, then the name alone in its field.
         "role": re.compile(rf"{_FIELD_START}(?P<cue>[{_CJK}]{{0,6}}?{_ROLE_END}|{cues})[ \t]*{latin}"
@@ -168,10 +168,17 @@ def _kin_name(text: str, start: int, end: int) -> bool:
     than a proper noun, and the first is no adverb, preposition or conjunction (仅会…)."""
     freq = _words()
     value = text[start:end]
-    if value[0] in _NOT_KIN_NAME_START or value[0] in lexicon.ZH_AFTER_NAME_CHARS or not _plausible(value) or \
+    tokens = jieba_hmm.lcut(re.sub(f"[{_DOT}]", "", value))
+    one_name = len(tokens) == 1 and tokens[0].flag.startswith("nr") and freq.get(value, 0) == 0  # 和丽君
+    if (not one_name and (value[0] in _NOT_KIN_NAME_START or value[0] in lexicon.ZH_AFTER_NAME_CHARS)) or \
             freq.get(text[start - 1:start + 1], 0) > 0:
         return False
-    tokens = jieba_hmm.lcut(re.sub(f"[{_DOT}]", "", value))
+    # A known surname and a given name that is also a word (黄|国庆, 柳|如月): the name is no word as a whole.
+    if len(value) == 3 and _surname_first(value) and freq.get(value, 0) == 0 and \
+            value not in lexicon.ZH_CLINICAL_NOT_NAMES and (_plausible(value) or value[-1] in "月年天"):
+        return True
+    if not _plausible(value):
+        return False
     return tokens[0].flag not in ("d", "p", "c", "u", "r") and \
         not any(len(t.word) >= 2 and freq.get(t.word, 0) > 0 and not t.flag.startswith(("nr", "ns", "nz"))
                 for t in tokens)
@@ -194,8 +201,10 @@ def zh_name_forms(text: str) -> list[Span]:
         # After a space or a bracket (no colon), the value starts with a surname (护士 巡视, 患者 神志清 are not names).
         if not m.group("sep").strip().startswith((":", "：")) and not _surname_first(value):
             continue
-        if _plausible(value) and not (len(value) == 4 and not bracket and _words().get(value[:2], 0) > 0 and
-                                      _words().get(value[2:], 0) > 0):
+        # Two words (not a compound surname and a given name: 完颜|志军, which jieba tags a person's).
+        two_words = len(value) == 4 and value[:2] not in lexicon.zh_surnames()[1] and \
+            _words().get(value[:2], 0) > 0 and _words().get(value[2:], 0) > 0 and not _person_tagged(value)
+        if _plausible(value) and not (two_words and not bracket):
             out.append(Span(s, e, NAME, 0.8, "zh-name-role"))
     for m in rx["dot"].finditer(text):
         s, e = m.span("v")

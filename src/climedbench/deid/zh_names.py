@@ -315,7 +315,7 @@ def _more_regexes() -> dict[str, re.Pattern[str]]:
         "spaced": re.compile(rf"(?:{cue}){_GAP}*[:：]?{_GAP}*(?P<v>{surname}(?:{_GAP}{{1,3}}{_CJK1}){{1,2}})"
                              rf"(?={_GAP}{{2,}}|{_GAP}*(?:$|[，,。；;])|{_GAP}+{_CJK1}{{1,6}}[:：])", re.M),
         # A name before its sex and age (鲍某某，男，50岁; 【基本信息】某某｜男｜81岁; Sophie Martin  女  33y).
-        "sex-age": re.compile(rf"(?:^|(?<=[\s，,。；;：:、（(）)】\]|｜]))(?P<v>{_CJK1}{{2,4}}|{_LATIN_NAME})(?={_SEX_AGE})",
+        "sex-age": re.compile(rf"(?:^|(?<=[\s，,。；;：:、（(）)】\]|｜]))(?P<v>{_CJK1}{{2,7}}|{_LATIN_NAME})(?={_SEX_AGE})",
                               re.M),
         # A nickname: 老/小 and a surname (老蒋交代, 侄子小钱, 护士：小白).
         "nickname": re.compile(rf"(?:(?P<cue>{cue}){_GAP}*[:：（(]?{_GAP}*|(?<!{_CJK1}))(?P<v>[老小][{names_single}])"
@@ -343,8 +343,10 @@ def more_zh_names(text: str, found: list[Span]) -> list[Span]:
             value = text[s:e].rstrip()
             e = s + len(value)
             if name == "sex-age" and _CJK1_RE.fullmatch(value):
+                whole = len(value)
                 value, s = _strip_cue(value, s)
-                if len(value) < 2 or value.endswith(_NOT_NAME_ENDINGS) or \
+                # Five characters or more only after a cue word (患者尔古阿呷，女，46岁).
+                if len(value) < 2 or value.endswith(_NOT_NAME_ENDINGS) or (whole > 4 and len(value) == whole) or \
                         (_looks_like_word(value) and not value.startswith(("老", "小"))):
                     continue
             if name == "nickname" and not m.group("cue") and (_jieba_words().get(value, 0) > 0 or
