@@ -53,6 +53,11 @@ CASES = [
     ("姐姐许如月患乳腺癌。其丈夫潘国庆为退伍军人。室友和丽君陪同。\n申请人：完颜志刚　性别：男\n"
      "患者吉克阿呷，女，46岁。女儿三个月前体检正常。",
      ["许如月", "潘国庆", "和丽君", "完颜志刚", "吉克阿呷"], ["三个月前"]),
+    # A listed name after one jieba tagged or before 在场; a name of six characters after a label ending in 家属; a
+    # phrase of six characters after a label and a city that is its country's name (a nationality) stay.
+    ("聚餐时（同事高建军、常斌在场）突发腹痛。\n可联系家属：额尔敦巴雅尔（子），电话略\n"
+     "周医师：术前评估气道，张口度正常。患者为新加坡籍华人。",
+     ["常斌", "额尔敦巴雅尔"], ["术前评估气道", "新加坡"]),
     # A name of three or four characters before a staff title whatever its surname (a Tibetan name, a rare surname);
     # a label before a title and a role before it stay; 由 before a title is "by", not a surname.
     ("由次仁多吉医师护送。审核：扎西平措护士长\n转出医师：王 \n由值班医师处理。改由护士长查看。",

@@ -21,7 +21,7 @@ _BOUNDARY = (r"(?=[ \t\n，,。；;、/／（()）：:]|$"
 # (参加人员：医生 孔令辉、护士长 薛冬梅；家属 褚国梁).
 _FIELD_START = r"(?:^|(?<=[ \t，,。；;：:、（(）)】\]|｜]))"
 # Roles a label ends with (入院登记员, 配血者, 被保险人, 测评师, 主检医生, 责任护士, 护士长).
-_ROLE_END = "(?:者|人|员|师|医生|医师|护士|护师|主任|大夫|专家|护士长|家长|监护人|签字|签名)"
+_ROLE_END = "(?:者|人|员|师|医生|医师|护士|护师|主任|大夫|专家|护士长|家长|家属|监护人|签字|签名)"
 # Values after a label that are not a person (本人, 不详, 自行来院, 同上).
 _NOT_PERSON_START = ("本人", "不详", "暂无", "未", "无", "同上", "见", "详见", "自行", "患者",
                      "家属", "医生", "护士", "签字", "签名", "日期", "时间", "电话", "联系", "已",
@@ -204,7 +204,10 @@ def zh_name_forms(text: str) -> list[Span]:
         # Two words (not a compound surname and a given name: 完颜|志军, which jieba tags a person's).
         two_words = len(value) == 4 and value[:2] not in lexicon.zh_surnames()[1] and \
             _words().get(value[:2], 0) > 0 and _words().get(value[2:], 0) > 0 and not _person_tagged(value)
-        if _plausible(value) and not (two_words and not bracket):
+        # Six characters only when no part is an ordinary word (额尔登巴特尔, not 术前评估气道).
+        long_words = len(value) >= 6 and any(len(t.word) >= 2 and _words().get(t.word, 0) > 0 and
+                                             not t.flag.startswith(("nr", "ns", "nz")) for t in jieba_hmm.lcut(value))
+        if _plausible(value) and not (two_words and not bracket) and not long_words:
             out.append(Span(s, e, NAME, 0.8, "zh-name-role"))
     for m in rx["dot"].finditer(text):
         s, e = m.span("v")

@@ -143,7 +143,9 @@ def _zh_name_lists(text: str, found: list[Span]) -> list[Span]:
         while k < len(text) and k - j - sl < 2 and "\u4e00" <= text[k] <= "\u9fa5" and \
                 text[k] not in lexicon.ZH_AFTER_NAME_CHARS:
             k += 1
-        if k - j - sl < 1 or (k < len(text) and not re.match(r"[\s，,。、；;：:）)（(]", text[k])):
+        # What follows the name: a boundary, or after a listed name what a person does (…、涂某在场, …、某某陪同).
+        if k - j - sl < 1 or (k < len(text) and not re.match(r"[\s，,。、；;：:）)（(]", text[k]) and
+                              not (after_name and re.match("在场|陪同|参加|签字|到场|同意|表示", text[k:]))):
             continue
         if _not_a_name(text, j, k, sl, strong=after_name):
             continue
@@ -208,7 +210,8 @@ def zh_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
             pos = end
     found += zh_name_forms(text)
     found += more_zh_names(text, found)
-    found += _zh_name_lists(text, found)
+    tagged = zh_names_jieba(text)
+    found += _zh_name_lists(text, found + tagged)  # a list may start at a name jieba tagged (何…、杨…)
     found += [s for s in zh_tables.table_spans(text) if s.entity == NAME]
     for m in titled.finditer(text):
         start, end = m.span("v")
@@ -232,7 +235,7 @@ def zh_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
         for m in re.finditer(re.escape(name), text):
             found.append(Span(m.start(), m.end(), NAME, 1.0, "deny-list"))
     # Names from jieba's tag alone are not spread to other mentions: a tag is weaker evidence than a cue.
-    return _propagate(text, found, "zh-name-repeat") + zh_names_jieba(text)
+    return _propagate(text, found, "zh-name-repeat") + tagged
 
 
 _PERSON_CONTEXT = re.compile(r"(?:[\s，,。；;：:、（(）)/／—-]|$|" + "|".join(lexicon.ZH_NAME_AFTER) +

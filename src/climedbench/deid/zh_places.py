@@ -144,14 +144,18 @@ def _aliases() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
 
 @cache
 def world_cities() -> frozenset[str]:
-    """Capitals and large cities abroad (都柏林, 马德里, 胡志明市) from JioNLP's world location list; not China's."""
+    """Capitals and large cities abroad (都柏林, 马德里, 胡志明市) from JioNLP's world location list; not China's, nor
+    a city named as its country is."""
     out: set[str] = set()
+    countries: set[str] = set()
     with (_location_file().parent / "world_location.txt").open(encoding="utf-8") as f:
         for line in f:
             parts = line.rstrip("\n").split("\t")
             if len(parts) >= 3 and parts[0] != "中国":
+                countries.update(parts[:2])
                 out.update(c for c in (parts[2], *(parts[3].split("/") if len(parts) > 3 else ())) if len(c) >= 2)
-    return frozenset(out - {p for p in out if any(ch < "\u4e00" or ch > "\u9fa5" for ch in p)})
+    # A city that is its country's name too (新加坡, 摩纳哥) names a nationality as often (新加坡籍): left out.
+    return frozenset(out - countries - {p for p in out if any(ch < "\u4e00" or ch > "\u9fa5" for ch in p)})
 
 
 @cache
