@@ -34,6 +34,8 @@ CASES = [
      "马德里做过手术。上月在梁河县芒东镇采茶。在回家路上、过马路时、在高速公路上均无不适。",
      ["东风北路", "昆明市盘龙区北京路三段", "解放路与中山大道交叉口", "马德里", "梁河县芒东镇"],
      ["回家路上", "马路", "高速公路"]),
+    # The next places of a pair or a list after a found one.
+    ("常往返绥芬河与黑河。发病前去过大理、丽江旅游。", ["绥芬河", "黑河", "大理", "丽江"], ["旅游"]),
     # Words that stay: marble after 在, short names that are everyday words, generic villages and compounds, a
     # village's clinic (an organisation's name, found as one).
     ("在大理石地面滑倒。在合作医疗报销；病情在前进中好转。在新农村建设工地受伤，住在本村，在度假村游玩。",

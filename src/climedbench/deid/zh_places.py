@@ -21,7 +21,8 @@ _ORG_AFTER = re.compile(r"[\u4e00-\u9fa5]{0,8}?(?:医院|卫生院|中心|办事
 # Words before a short place name that make it a place (在…, 回…, 来自…, 老家…, 转诊至…, 往返…, 于… 进食).
 _PLACE_WORDS = ("在", "回", "返回", "转回", "回到", "去", "到", "来自", "前往", "赴", "住在", "老家", "家在",
                 "位于", "从", "籍贯", "生于", "户籍", "至", "转至", "转往", "往返", "途经", "返", "自", "于", "迁往",
-                "迁至", "搬到", "搬至", "移居", "定居", "旅居", "远在", "身在", "出差", "是")
+                "迁至", "搬到", "搬至", "移居", "定居", "旅居", "远在", "身在", "出差", "是", "去过", "到过", "来过",
+                "住过")
 _PLACE_BEFORE = "(?:" + "|".join(sorted(_PLACE_WORDS, key=len, reverse=True)) + ")"
 # What may follow it: punctuation, a line's end, or what a person does in a place.
 _PLACE_AFTER = (r"(?=[\s，,。；;、）)\"”’」』与和及]|$|治疗|就诊|住院|工作|生活|打工|务工|务农|经商|上学|"
@@ -159,11 +160,23 @@ def world_cities() -> frozenset[str]:
 
 
 @cache
-def _short_regex() -> re.Pattern[str]:
+def _place_names() -> str:
+    """The short names a place's word may come before, as a regex alternation (longest first)."""
     short, counties = _short_names()
     _, _, bare = _aliases()
     places = short | bare | counties | set(_CITIES_AS_PROVINCES) | world_cities()
-    names = "|".join(sorted(map(re.escape, places), key=len, reverse=True))
+    return "|".join(sorted(map(re.escape, places), key=len, reverse=True))
+
+
+@cache
+def _next_place_regex() -> re.Pattern[str]:
+    return re.compile(f"[与和及、/／](?P<v>{_place_names()})")
+
+
+@cache
+def _short_regex() -> re.Pattern[str]:
+    short, counties = _short_names()
+    names = _place_names()
     county = "|".join(sorted(map(re.escape, counties), key=len, reverse=True))
     from climedbench.deid.lexicon import china_places
 
@@ -213,6 +226,11 @@ def zh_places_more(text: str) -> list[tuple[int, int, str]]:
         if group in "vj" and not _fits_place(text, *m.span(group)):
             continue
         out.append((*m.span(group), "zh-place-short"))
+        # The next place of a pair or a list after it (往返…与黑河, 去过…、…).
+        end = m.end(group)
+        while (nxt := _next_place_regex().match(text, end)) is not None and _fits_place(text, *nxt.span("v")):
+            out.append((*nxt.span("v"), "zh-place-short"))
+            end = nxt.end("v")
     return out
 
 
