@@ -60,6 +60,10 @@ CASES = [
     ("聚餐时（同事高建军、常斌在场）突发腹痛。\n可联系家属：额尔敦巴雅尔（子），电话略\n"
      "周医师：术前评估气道，张口度正常。患者为新加坡籍华人。",
      ["常斌", "额尔敦巴雅尔"], ["术前评估气道", "新加坡"]),
+    # A name without a known surname after a longer label (患者姓名：), a certificate's opening, a follow-up's subject;
+    # a brand after a label ending in a word that is a cue only alone before a colon (植入器械：) stays.
+    ("患者姓名：阿苏木呷    住院号：略\n兹证明 贾长顺 同志，因病休息。\n对象：上官云本人\n植入器械：美敦力 起搏器",
+     ["阿苏木呷", "贾长顺", "上官云"], ["美敦力"]),
     # A name of three or four characters before a staff title whatever its surname (a Tibetan name, a rare surname);
     # a label before a title and a role before it stay; 由 before a title is "by", not a surname.
     ("由次仁多吉医师护送。审核：扎西平措护士长\n转出医师：王 \n由值班医师处理。改由护士长查看。",

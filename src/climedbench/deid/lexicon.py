@@ -55,6 +55,8 @@ ZH_NAME_BEFORE = (
     "被鉴定人", "调查人", "全名", "取名", "名为", "查明为",
     # People around an accident, a trip or a form, and staff by a rank or a post not listed above.
     "目击者", "警员", "经办警员", "组长", "责任组长", "代办人", "户名", "持卡人", "院方", "核对发药",
+    # A certificate's opening (兹证明 … 同志, 兹有我村村民 …).
+    "兹证明", "兹有", "今有",
 )
 # Relatives by their kin word with 其 / 表 / 堂 before it (其孙, 其表姐, 堂兄), spouses as people call them (老婆, 老公,
 # 媳妇), and people around an accident, a trip or a form (目击者, 导游, 警员, 组长, 代办人, 户名 without a colon).
@@ -74,6 +76,7 @@ ZH_NAME_BEFORE += tuple(w for w in ZH_KIN if w not in ZH_NAME_BEFORE)
 ZH_NAME_BEFORE_COLON = (
     "报告", "复核", "审核", "调配", "核对", "接收", "转出", "转入", "巡回", "器械", "参会", "参加", "主持", "经办", "接诊",
     "签字", "户名", "开户名", "持卡人", "收款人", "账户名", "检验", "配药", "执行", "通知", "上级", "交班", "接班",
+    "对象", "随访对象",
 )
 # Words after a name: titles and roles.
 ZH_NAME_AFTER = (

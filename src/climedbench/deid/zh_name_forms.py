@@ -36,7 +36,8 @@ _NOT_PERSON_END = (*"科室院所部组局处队区市省县镇村路号床病�
 def _regexes() -> dict[str, re.Pattern[str]]:
     latin = r"(?:[A-Za-z][A-Za-z .]{1,20}?(?=[ \t]*[:：]))?"  # the English half of a label (姓名 Name：)
     colon_only = [rf"{re.escape(w)}(?=[ \t]*{latin}[ \t]*[:：])" for w in lexicon.ZH_NAME_BEFORE_COLON]
-    cues = "|".join([*sorted(map(re.escape, lexicon.ZH_NAME_BEFORE), key=len, reverse=True), *colon_only])
+    cues = "|".join(sorted(map(re.escape, lexicon.ZH_NAME_BEFORE), key=len, reverse=True))
+    colon_cues = "|".join(colon_only)
     single, compound = lexicon.zh_surnames()
     surname = "(?:" + "|".join(sorted(compound, key=len, reverse=True)) + "|[" + \
         "".join(sorted(single - lexicon.FUNCTION_SURNAMES)) + "])"
@@ -44,8 +45,9 @@ def _regexes() -> dict[str, re.Pattern[str]]:
     # Two to six characters: a Mongolian or Tibetan name may be six long (额尔登巴特尔).
     value = rf"(?P<v>[{_CJK}]{{2,6}}(?:[{_DOT}][{_CJK}]{{1,6}}){{0,2}})"
     return {
-        # A label (a role or a cue word) then a colon, a space or a bracket, then the name alone in its field.
-        "role": re.compile(rf"{_FIELD_START}(?P<cue>[{_CJK}]{{0,6}}?{_ROLE_END}|{cues})[ \t]*{latin}"
+        # A label (a role or a cue word, after up to six characters: 患者姓名; a word that is a cue only before a colon,
+        # alone: 器械：, not 植入器械：) then a colon, a space or a bracket, then the name alone in its field.
+        "role": re.compile(rf"{_FIELD_START}(?P<cue>[{_CJK}]{{0,6}}?(?:{_ROLE_END}|{cues})|{colon_cues})[ \t]*{latin}"
                            rf"(?P<sep>[:：][ \t]*|[ \t]+|[（(]){value}{_BOUNDARY}", re.M),
         # A name with a middle dot, up to five characters each side.
         "dot": re.compile(rf"(?P<v>[{_CJK}]{{1,8}}[{_DOT}][{_CJK}]{{1,6}}(?:[{_DOT}][{_CJK}]{{1,6}})?)"),
