@@ -64,6 +64,11 @@ CASES = [
     # a brand after a label ending in a word that is a cue only alone before a colon (植入器械：) stays.
     ("患者姓名：阿苏木呷    住院号：略\n兹证明 贾长顺 同志，因病休息。\n对象：上官云本人\n植入器械：美敦力 起搏器",
      ["阿苏木呷", "贾长顺", "上官云"], ["美敦力"]),
+    # People named right after 患者家属 / 联系人 / 项目经理 / 太太 / 我妈 / 申请人之父, before a bracket, a space, 及,
+    # 明天 or 于; what follows such a word and is no name stays.
+    ("患者家属次旦多吉（父亲）询问。联系人玉罕  电话略。项目经理祝令辉（电话略）。太太欧美玲及女儿探视。我妈"
+     "喻桂兰明天陪我去。申请人之父童根水于去年去世。\n患者之子陪同。家属表示理解。联系人电话：略",
+     ["次旦多吉", "玉罕", "祝令辉", "欧美玲", "喻桂兰", "童根水"], ["陪同", "表示理解", "联系人电话"]),
     # A name of three or four characters before a staff title whatever its surname (a Tibetan name, a rare surname);
     # a label before a title and a role before it stay; 由 before a title is "by", not a surname.
     ("由次仁多吉医师护送。审核：扎西平措护士长\n转出医师：王 \n由值班医师处理。改由护士长查看。",

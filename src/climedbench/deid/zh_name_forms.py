@@ -54,7 +54,7 @@ def _regexes() -> dict[str, re.Pattern[str]]:
         # A cell of a table or a list written with spaces (after normalisation the ideographic space is one too).
         "cell": re.compile(rf"(?:^|(?<=[ \t]))(?P<v>{surname}[{_CJK}]{{1,2}})(?=[ \t]|$)", re.M),
         # A relative's name glued to the kin word, whatever its surname (丈夫扎西次仁，, 女儿措姆、, 孙媳…发现).
-        "kin": re.compile(rf"(?:{kin})(?P<v>[{_CJK}]{{2,6}}?(?:[{_DOT}][{_CJK}]{{1,6}})?)(?={_KIN_AFTER})"),
+        "kin": re.compile(rf"(?:{kin})(?P<v>[{_CJK}]{{2,6}}(?:[{_DOT}][{_CJK}]{{1,6}})?)"),
         # A name before a staff title at a field's start or after 由 / 请 / 报告 / 通知, whatever its surname (由…医师,
         # 审核：…护士长, 报告…医师).
         "titled": re.compile(rf"(?:{_FIELD_START}|(?<=[由请告知经向给找]))(?P<v>[{_CJK}]{{3,4}})"
@@ -144,9 +144,23 @@ _AFTER_DOTTED = (*lexicon.ZH_NAME_AFTER, "陪同", "陪护", "要求", "来", "�
 _KIN_WORDS = tuple(w for w in lexicon.ZH_NAME_BEFORE if len(w) >= 2)
 # What may follow a relative's name glued to the kin word: punctuation, a space, a line's end, or what a relative does.
 _KIN_AFTER = (r"[ \t\n，,。；;、/／（()）：:\"“”]|$|陪同|陪护|签字|签名|来电|探视|代领|代办|发现|报警|呼叫|在场|"
-              r"翻译|告知|交代|表示|要求|询问|同意|拒绝|称|说|诉|在|于|为|已|无|有|患|系|曾|也|等")
+              r"翻译|告知|交代|表示|要求|询问|同意|拒绝|称|说|诉|在|于|为|已|无|有|患|系|曾|也|等|及|和|与|明天|今天|"
+              r"昨天|一直|已经")
 # First characters of what follows a kin word and is no name (代诉, 携…, 照顾…, 负责…, 送…).
 _NOT_KIN_NAME_START = set("代携照负送带接请让叫通联电护签陪健体均已未不无在患有系也都均尚仍现曾将因于")
+
+
+def _kin_names(text: str, rx: re.Pattern[str]) -> list[Span]:
+    """After each kin word, the longest run of two to six characters that ends where a relative's name may end
+    (`_KIN_AFTER`) and reads as a name (`_kin_name`): 巴图孟和|发现, not 巴图孟|和; 欧美玲|及女儿, not 欧美玲及女儿."""
+    out = []
+    after = re.compile(_KIN_AFTER)
+    for m in rx.finditer(text):
+        s, e = m.span("v")
+        end = next((k for k in range(e, s + 1, -1) if after.match(text, k) and _kin_name(text, s, k)), None)
+        if end is not None:
+            out.append(Span(s, end, NAME, 0.75, "zh-name-kin"))
+    return out
 
 
 def _titled_name(text: str, start: int, end: int) -> bool:
@@ -172,7 +186,7 @@ def _kin_name(text: str, start: int, end: int) -> bool:
     value = text[start:end]
     tokens = jieba_hmm.lcut(re.sub(f"[{_DOT}]", "", value))
     one_name = len(tokens) == 1 and tokens[0].flag.startswith("nr") and freq.get(value, 0) == 0  # 和丽君
-    if (not one_name and (value[0] in _NOT_KIN_NAME_START or value[0] in lexicon.ZH_AFTER_NAME_CHARS)) or \
+    if (not one_name and (value[0] in _NOT_KIN_NAME_START or value[0] in "于因是的了和与及为被把对等诉说称")) or \
             freq.get(text[start - 1:start + 1], 0) > 0:
         return False
     # A known surname and a given name that is also a word (黄|国庆, 柳|如月): the name is no word as a whole.
@@ -228,8 +242,7 @@ def zh_name_forms(text: str) -> list[Span]:
             continue
         if _plausible(text[s:e]) and _words().get(text[s:e], 0) == 0 and _person_tagged(text[s:e]):
             out.append(Span(s, e, NAME, 0.75, "zh-name-cell"))
-    out += [Span(*m.span("v"), NAME, 0.75, "zh-name-kin") for m in rx["kin"].finditer(text)
-            if _kin_name(text, *m.span("v"))]
+    out += _kin_names(text, rx["kin"])
     out += [Span(*m.span("v"), NAME, 0.75, "zh-name-titled") for m in rx["titled"].finditer(text)
             if _titled_name(text, *m.span("v"))]
     for m in rx["dash"].finditer(text):
