@@ -120,12 +120,18 @@ def test_the_english_pipeline_runs_only_the_entity_recognizer_and_finds_the_same
 
 
 def test_normalising_and_telling_the_language_are_those_of_each_character_on_its_own():
-    """The fast paths (ASCII text as it is, a translation table) give what NFKC of each character gives."""
+    """The fast paths (ASCII text as it is, a translation table) give what NFKC of each character gives, and then
+    OpenCC's traditional-to-simplified conversion of each character (見 → 见, 醫 → 医)."""
     import unicodedata
 
-    text = "".join(chr(i) for i in range(0x20, 0x3100)) + "１２３ＡＢＣ\u3000住 院 号 ﬁ ㈱ 1 3 8 0 0 1 3 8 0 0 0"
+    import opencc
+
+    text = "".join(chr(i) for i in range(0x20, 0x3100)) + "１２３ＡＢＣ\u3000住 院 号 ﬁ ㈱ 1 3 8 0 0 1 3 8 0 0 0 醫生"
     norm, where = engine.normalise(text)
-    one = "".join(n if len(n := unicodedata.normalize("NFKC", c)) == 1 else c for c in text).replace("\u3000", " ")
+    t2s = opencc.OpenCC("t2s")
+    one = "".join(n if len(n := unicodedata.normalize("NFKC", c)) == 1 else c for c in text)
+    one = "".join(s if len(s := t2s.convert(c)) == 1 else c for c in one).replace("\u3000", " ")
+    assert one.endswith("医生")
     assert norm == "".join(one[i] for i in where) and len(where) < len(one)  # the OCR spaces went
     assert engine.normalise("Dr. Smith, MRN 12345")[0] == "Dr. Smith, MRN 12345"
     assert engine.normalise("ﬁ１")[0] == "ﬁ1"  # ﬁ is two characters in NFKC: kept as it is

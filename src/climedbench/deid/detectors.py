@@ -310,7 +310,7 @@ _ZH_STREET = re.compile(r"(?P<v>[\u4e00-\u9fa5]{1,10}?(?:路|街|大道|大街|�
 # post (G4京港澳高速长沙段K1482处).
 _ZH_PLACE_FORMS = re.compile(
     r"(?P<v>[\u4e00-\u9fa5]{2,8}?(?:小区|花园|新村|家园|公寓|大厦|苑|庄园|宿舍)\d+(?:号楼|栋|幢|单元|号)(?:\d+(?:单元|室|号))*"
-    r"|(?<=[\s:：，,住在于])[\u4e00-\u9fa5]{0,6}?[区县]?[\u4e00-\u9fa5]{1,8}?(?:路|街|大街|大道)(?:与|和)[\u4e00-\u9fa5]{1,8}?(?:路|街|大街|大道)"
+    r"|(?<=[\s:：，,住在于经至到往过])[\u4e00-\u9fa5]{0,6}?[区县]?[\u4e00-\u9fa5]{1,8}?(?:路|街|大街|大道)(?:与|和)[\u4e00-\u9fa5]{1,8}?(?:路|街|大街|大道)"
     r"(?:交叉口|交汇处|路口|口)?"
     r"|[GS]\d{1,4}[\u4e00-\u9fa5]{0,8}高速(?:公路)?[\u4e00-\u9fa5]{0,6}?(?:段)?K\d+(?:\+\d+)?处?)")
 _ZH_NEXT_FIELD = re.compile(r"[ \t\u3000]+(?=[^ \t\u3000]{1,8}[:：☎]|电话|手机|邮编|总机|传真|籍贯|民族|性别|[Tt][Ee][Ll])")
@@ -328,7 +328,8 @@ def zh_addresses(text: str) -> list[Span]:
         # A province on its own stays; before a city or a street it is part of the address (山东省济南市…).
         lead = next((p for p in sorted(provinces, key=len, reverse=True) if value.startswith(p)), "")
         rest = value[len(lead):]
-        if len(rest) < 2 or rest in provinces or value.endswith(_ORG_ENDINGS):
+        # Not a document named after a place (香港身份证号, 澳门居民身份证号码).
+        if len(rest) < 2 or rest in provinces or value.endswith(_ORG_ENDINGS) or re.search("证号|证件|号码", rest):
             continue
         # A place name that is part of an organisation's name is found as the organisation.
         if re.match(r"[\u4e00-\u9fa5]{0,8}(?:医院|大学|学院|中学|小学|公司|卫生院|中心)", text[end:end + 12]):

@@ -264,12 +264,13 @@ _OCR_SPACED_CJK = re.compile(r"(?<![\u4e00-\u9fff])[\u4e00-\u9fff](?: [\u4e00-\u
 
 
 def normalise(text: str) -> tuple[str, list[int]]:
-    """What the detectors read: full-width characters as ASCII (NFKC, where it maps one character to one), the
-    ideographic space as a space, and OCR-style spacing removed — single spaces in a run of three or more single
-    Chinese characters (住 院 号) and in an identifier or date spaced out character by character (1 3 8 0 0 …,
+    """What the detectors read: full-width characters as ASCII (NFKC, where it maps one character to one), traditional
+    Chinese characters as simplified ones (醫生 as 医生: the word lists are simplified), the ideographic space as a
+    space, and OCR-style spacing removed — single spaces in a run of three or more single Chinese characters (住 院 号)
+    and in an identifier or date spaced out character by character (1 3 8 0 0 …,
     0 8 / 1 4 / 1 9 7 1); with, for each character read, its offset in the original, so every span is reported on
     the original text."""
-    s = (text if text.isascii() else text.translate(_NFKC_ONE)).replace("\u3000", " ")
+    s = (text if text.isascii() else _simplified(text.translate(_NFKC_ONE))).replace("\u3000", " ")
     drop: set[int] = set()
     for m in _OCR_SPACED_CJK.finditer(s):
         drop.update(i for i in range(m.start(), m.end()) if s[i] == " ")
@@ -282,6 +283,24 @@ def normalise(text: str) -> tuple[str, list[int]]:
     where = [i for i in range(len(s)) if i not in drop]
     # O and З read as 0 and 3 inside digit runs (one character for one, so `where` holds)
     return ocr_digits("".join(s[i] for i in where)), where
+
+
+@cache
+def _t2s() -> Any:
+    import opencc
+
+    return opencc.OpenCC("t2s")
+
+
+def _simplified(text: str) -> str:
+    """Traditional characters as simplified ones, one character for one: OpenCC's conversion of the whole text when it
+    keeps every character in place (it does for running text), else character by character."""
+    if not any("\u4e00" <= c <= "\u9fff" for c in text):
+        return text
+    out: str = _t2s().convert(text)
+    if len(out) == len(text):
+        return out
+    return "".join(c if len(t := _t2s().convert(c)) != 1 else t for c in text)
 
 
 class _OneCharNfkc(dict[int, str]):

@@ -24,7 +24,7 @@ COMPOUND_SURNAMES = (
 )
 
 # Words before a name: the patient, relatives, staff, signatures.
-ZH_NAME_BEFORE = (
+ZH_NAME_BEFORE: tuple[str, ...] = (
     "患者", "病人", "患儿", "病员", "姓名", "名字", "家属", "联系人", "陪同人", "陪护", "监护人", "代理人", "委托人", "签字人",
     "记录人", "记录者", "记录", "书写者", "主治医师", "主治医生", "住院医师", "主任医师", "副主任医师", "经治医师", "经治医生",
     "上级医师", "管床医师", "管床医生", "值班医师", "值班医生", "会诊医师", "责任护士", "护士", "医师签名", "医生签名", "签名",
@@ -53,11 +53,34 @@ ZH_NAME_BEFORE = (
     "护士长", "一线", "二线", "三线", "听班", "总值班", "住院总", "进修医师", "进修医生", "规培医师", "规培医生", "实习医师",
     "实习医生", "导医", "保健医", "保健医生", "校医", "安全员", "配偶", "生母", "生父", "开单医生", "开单医师", "鉴定人",
     "被鉴定人", "调查人", "全名", "取名", "名为", "查明为",
+    # People around an accident, a trip or a form, and staff by a rank or a post not listed above.
+    "目击者", "警员", "经办警员", "组长", "责任组长", "代办人", "户名", "持卡人", "院方", "核对发药",
+    # A certificate's opening (兹证明 … 同志, 兹有我村村民 …).
+    "兹证明", "兹有", "今有",
 )
+# Relatives by their kin word with 其 / 表 / 堂 before it (其孙, 其表姐, 堂兄), spouses as people call them (老婆, 老公,
+# 媳妇), and people around an accident, a trip or a form (目击者, 导游, 警员, 组长, 代办人, 户名 without a colon).
+_KIN_BASES = ("父", "母", "子", "女", "兄", "弟", "姐", "妹", "孙", "孙子", "孙女", "孙媳", "夫", "妻", "侄子", "侄女",
+              "外孙", "外孙女", "儿媳", "女婿", "哥", "嫂", "姐夫", "妹夫", "舅", "姨", "姑", "叔", "伯", "侄")
+ZH_KIN = tuple(dict.fromkeys((
+    *("其" + b for b in _KIN_BASES),
+    *(p + b for p in ("表", "堂") for b in ("哥", "姐", "弟", "妹", "兄", "嫂", "叔", "侄", "姐夫", "妹夫")),
+    "丈夫", "妻子", "老伴", "爱人", "配偶", "老婆", "老公", "媳妇", "儿子", "女儿", "父亲", "母亲", "哥哥", "姐姐",
+    "弟弟", "妹妹", "孙子", "孙女", "孙媳", "孙媳妇", "孙女婿", "外孙", "外孙女", "儿媳", "儿媳妇", "女婿", "侄子",
+    "侄女", "外甥", "外甥女", "舅舅", "姑姑", "叔叔", "阿姨", "伯伯", "嫂子", "姐夫", "妹夫", "岳父", "岳母", "公公",
+    "婆婆", "继父", "继母", "养父", "养母", "爷爷", "奶奶", "外公", "外婆", "姥姥", "姥爷", "男友", "女友", "未婚夫",
+    "未婚妻", "室友", "工友", "同事", "朋友", "邻居", "同学", "保姆", "护工", "导游", "翻译员", "村医",
+    # The relative of someone named before (申请人之父, 患者之子), the patient's own words (我妈, 我老公), contacts and
+    # managers named in passing (联系人, 项目经理).
+    "之父", "之母", "之子", "之女", "之妻", "之夫", "我妈", "我爸", "我老婆", "我老公", "我爱人", "太太", "家属",
+    "患者家属", "联系人", "经理", "项目经理",
+)))
+ZH_NAME_BEFORE += tuple(w for w in ZH_KIN if w not in ZH_NAME_BEFORE)
 # Words that are cues for a name only before a colon (报告：蓝海, but 报告未见异常).
 ZH_NAME_BEFORE_COLON = (
     "报告", "复核", "审核", "调配", "核对", "接收", "转出", "转入", "巡回", "器械", "参会", "参加", "主持", "经办", "接诊",
     "签字", "户名", "开户名", "持卡人", "收款人", "账户名", "检验", "配药", "执行", "通知", "上级", "交班", "接班",
+    "对象", "随访对象",
 )
 # Words after a name: titles and roles.
 ZH_NAME_AFTER = (
@@ -183,7 +206,7 @@ ORG_SUFFIXES_ZH_MORE = ("分行", "支行", "营业部", "分公司", "总会", 
                         # …医疗保障局), pharmacies and airports; a shop's branch (…中心店) is the tail's (_zh_org_tail).
                         "医疗中心", "健康服务中心", "健康中心", "血液中心", "司法鉴定所", "鉴定所", "保障局", "卫生健康局",
                         "卫生局", "民政局", "教育局", "人社局", "药房", "国际机场", "机场", "互联网医院")
-ADDRESS_TAIL_ZH = "路街道巷弄胡同里村组屯号栋幢楼座层室单元院区园苑城庄寨坊大厦广场花园小区公寓宿舍社区乡镇县市"
+ADDRESS_TAIL_ZH = "路街道巷弄胡同里村组屯号栋幢楼座层室单元院区园苑城庄寨坊大厦广场花园小区公寓宿舍社区乡镇县市段"
 EN_STREET = (r"(?:Broadway|Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|Terrace|Ter|"
              r"Circle|Cir|Highway|Hwy|Parkway|Pkwy|Square|Sq|Trail|Trl|Alley|Row|Crescent|Close)\.?")
 US_STATES = ["AL", "AK", "AZ", "AR", "CA", "CO", "CT", "DE", "FL", "GA", "HI", "ID", "IL", "IN", "IA", "KS", "KY", "LA", "ME", "MD", "MA", "MI", "MN", "MS", "MO", "MT", "NE", "NV", "NH", "NJ", "NM", "NY", "NC", "ND", "OH", "OK", "OR", "PA", "RI", "SC", "SD", "TN", "TX", "UT", "VT", "VA", "WA", "WV", "WI", "WY", "DC"]
@@ -209,6 +232,15 @@ def zh_surnames() -> tuple[frozenset[str], frozenset[str]]:
     compound = {n for n in names if len(n) == 2}
     single = {n for n in names if len(n) == 1}
     return frozenset(single), frozenset(compound)
+
+
+@cache
+def zh_given_name_chars() -> frozenset[str]:
+    """The characters of Faker's Chinese given names (zh_CN and zh_TW: 明, 荣, 琴, 涛…)."""
+    from faker.providers.person.zh_CN import Provider
+    from faker.providers.person.zh_TW import Provider as TwProvider
+
+    return frozenset("".join((*Provider.first_names, *TwProvider.first_names)))
 
 
 @cache

@@ -21,12 +21,13 @@ _BOUNDARY = (r"(?=[ \t\n，,。；;、/／（()）：:]|$"
 # (参加人员：医生 孔令辉、护士长 薛冬梅；家属 褚国梁).
 _FIELD_START = r"(?:^|(?<=[ \t，,。；;：:、（(）)】\]|｜]))"
 # Roles a label ends with (入院登记员, 配血者, 被保险人, 测评师, 主检医生, 责任护士, 护士长).
-_ROLE_END = "(?:者|人|员|师|医生|医师|护士|护师|主任|大夫|专家|护士长|家长|监护人|签字|签名)"
+_ROLE_END = "(?:者|人|员|师|医生|医师|护士|护师|主任|大夫|专家|护士长|家长|家属|监护人|签字|签名)"
 # Values after a label that are not a person (本人, 不详, 自行来院, 同上).
 _NOT_PERSON_START = ("本人", "不详", "暂无", "未", "无", "同上", "见", "详见", "自行", "患者",
                      "家属", "医生", "护士", "签字", "签名", "日期", "时间", "电话", "联系", "已",
                      "均", "由", "经", "为", "在")
 _TITLES = "医生|医师|副主任|主任|大夫|副教授|教授|护士长|老师|会诊|主治医师|主治"
+_STAFF_TITLES = "主任医师|副主任医师|主治医师|医师|医生|护士长|护士|副主任|主任|副教授|教授|大夫"
 _NOT_PERSON_END = (*"科室院所部组局处队区市省县镇村路号床病症炎术药片液剂素酸类型期级",
                    *"性情况项位例人者员师家方侧度次天年月", "中心")
 
@@ -35,20 +36,29 @@ _NOT_PERSON_END = (*"科室院所部组局处队区市省县镇村路号床病�
 def _regexes() -> dict[str, re.Pattern[str]]:
     latin = r"(?:[A-Za-z][A-Za-z .]{1,20}?(?=[ \t]*[:：]))?"  # the English half of a label (姓名 Name：)
     colon_only = [rf"{re.escape(w)}(?=[ \t]*{latin}[ \t]*[:：])" for w in lexicon.ZH_NAME_BEFORE_COLON]
-    cues = "|".join([*sorted(map(re.escape, lexicon.ZH_NAME_BEFORE), key=len, reverse=True), *colon_only])
+    cues = "|".join(sorted(map(re.escape, lexicon.ZH_NAME_BEFORE), key=len, reverse=True))
+    colon_cues = "|".join(colon_only)
     single, compound = lexicon.zh_surnames()
     surname = "(?:" + "|".join(sorted(compound, key=len, reverse=True)) + "|[" + \
         "".join(sorted(single - lexicon.FUNCTION_SURNAMES)) + "])"
-    # Two to five characters: a Mongolian or Tibetan name may be five long (…巴特尔, …次仁).
-    value = rf"(?P<v>[{_CJK}]{{2,5}}(?:[{_DOT}][{_CJK}]{{1,6}}){{0,2}})"
+    kin = "|".join(sorted(map(re.escape, lexicon.ZH_KIN), key=len, reverse=True))
+    # Two to six characters: a Mongolian or Tibetan name may be six long (额尔登巴特尔).
+    value = rf"(?P<v>[{_CJK}]{{2,6}}(?:[{_DOT}][{_CJK}]{{1,6}}){{0,2}})"
     return {
-        # A label (a role or a cue word) then a colon, a space or a bracket, then the name alone in its field.
-        "role": re.compile(rf"{_FIELD_START}(?P<cue>[{_CJK}]{{0,6}}?{_ROLE_END}|{cues})[ \t]*{latin}"
+        # A label (a role or a cue word, after up to six characters: 患者姓名; a word that is a cue only before a colon,
+        # alone: 器械：, not 植入器械：) then a colon, a space or a bracket, then the name alone in its field.
+        "role": re.compile(rf"{_FIELD_START}(?P<cue>[{_CJK}]{{0,6}}?(?:{_ROLE_END}|{cues})|{colon_cues})[ \t]*{latin}"
                            rf"(?P<sep>[:：][ \t]*|[ \t]+|[（(]){value}{_BOUNDARY}", re.M),
         # A name with a middle dot, up to five characters each side.
         "dot": re.compile(rf"(?P<v>[{_CJK}]{{1,8}}[{_DOT}][{_CJK}]{{1,6}}(?:[{_DOT}][{_CJK}]{{1,6}})?)"),
         # A cell of a table or a list written with spaces (after normalisation the ideographic space is one too).
         "cell": re.compile(rf"(?:^|(?<=[ \t]))(?P<v>{surname}[{_CJK}]{{1,2}})(?=[ \t]|$)", re.M),
+        # A relative's name glued to the kin word, whatever its surname (丈夫扎西次仁，, 女儿措姆、, 孙媳…发现).
+        "kin": re.compile(rf"(?:{kin})(?P<v>[{_CJK}]{{2,6}}(?:[{_DOT}][{_CJK}]{{1,6}})?)"),
+        # A name before a staff title at a field's start or after 由 / 请 / 报告 / 通知, whatever its surname (由…医师,
+        # 审核：…护士长, 报告…医师).
+        "titled": re.compile(rf"(?:{_FIELD_START}|(?<=[由请告知经向给找]))(?P<v>[{_CJK}]{{3,4}})"
+                             rf"(?={_STAFF_TITLES})", re.M),
         # A signature after a dash at a line's end (—凤霞).
         "dash": re.compile(rf"[—–]{{1,2}}[ \t]*(?P<v>[{_CJK}]{{2,3}})[ \t]*$", re.M),
         # A name right after a department, before a title, a consultation or a separator (胸外科…主任, 放疗科…、).
@@ -132,6 +142,62 @@ _AFTER_DOTTED = (*lexicon.ZH_NAME_AFTER, "陪同", "陪护", "要求", "来", "�
 
 
 _KIN_WORDS = tuple(w for w in lexicon.ZH_NAME_BEFORE if len(w) >= 2)
+# What may follow a relative's name glued to the kin word: punctuation, a space, a line's end, or what a relative does.
+_KIN_AFTER = (r"[ \t\n，,。；;、/／（()）：:\"“”]|$|陪同|陪护|签字|签名|来电|探视|代领|代办|发现|报警|呼叫|在场|"
+              r"翻译|告知|交代|表示|要求|询问|同意|拒绝|称|说|诉|在|于|为|已|无|有|患|系|曾|也|等|及|和|与|明天|今天|"
+              r"昨天|一直|已经")
+# First characters of what follows a kin word and is no name (代诉, 携…, 照顾…, 负责…, 送…).
+_NOT_KIN_NAME_START = set("代携照负送带接请让叫通联电护签陪健体均已未不无在患有系也都均尚仍现曾将因于")
+
+
+def _kin_names(text: str, rx: re.Pattern[str]) -> list[Span]:
+    """After each kin word, the longest run of two to six characters that ends where a relative's name may end
+    (`_KIN_AFTER`) and reads as a name (`_kin_name`): 巴图孟和|发现, not 巴图孟|和; 欧美玲|及女儿, not 欧美玲及女儿."""
+    out = []
+    after = re.compile(_KIN_AFTER)
+    for m in rx.finditer(text):
+        s, e = m.span("v")
+        end = next((k for k in range(e, s + 1, -1) if after.match(text, k) and _kin_name(text, s, k)), None)
+        if end is not None:
+            out.append(Span(s, end, NAME, 0.75, "zh-name-kin"))
+    return out
+
+
+def _titled_name(text: str, start: int, end: int) -> bool:
+    """A name of three or four characters before a staff title whatever its surname (由…医师): not a label (转出医师：),
+    not a role or a department before the title (值班医师, 内一科护士, 麻醉科蒋医师); none of jieba's words in it is a
+    dictionary word other than a proper noun, and one of them is tagged a proper noun (边|巴顿|珠, 拉巴次仁)."""
+    value = text[start:end]
+    if len(value) < 3 or re.match(r"[^:：\n]{0,5}[:：]", text[end:end + 6]) or \
+            text.startswith(lexicon.ZH_NAME_BEFORE, start) or value[0] in _NOT_KIN_NAME_START or \
+            value[0] in "于因是的了和与及为被把对" or not _plausible(value) or re.search("[科室院部区市县组]", value):
+        return False
+    tokens = jieba_hmm.lcut(value)
+    proper = ("nr", "ns", "nz")
+    return any(t.flag.startswith(proper) for t in tokens) and \
+        not any(len(t.word) >= 2 and _words().get(t.word, 0) > 0 and not t.flag.startswith(proper) for t in tokens)
+
+
+def _kin_name(text: str, start: int, end: int) -> bool:
+    """A name after a kin word, whatever its surname: not the kin word's own end (其父|亲), not a word nor made of one
+    (体健, 均体健, 患糖尿病, 满满): none of jieba's words of two characters or more in it is a dictionary word other
+    than a proper noun, and the first is no adverb, preposition or conjunction (仅会…)."""
+    freq = _words()
+    value = text[start:end]
+    tokens = jieba_hmm.lcut(re.sub(f"[{_DOT}]", "", value))
+    one_name = len(tokens) == 1 and tokens[0].flag.startswith("nr") and freq.get(value, 0) == 0  # 和丽君
+    if (not one_name and (value[0] in _NOT_KIN_NAME_START or value[0] in "于因是的了和与及为被把对等诉说称")) or \
+            freq.get(text[start - 1:start + 1], 0) > 0:
+        return False
+    # A known surname and a given name that is also a word (黄|国庆, 柳|如月): the name is no word as a whole.
+    if len(value) == 3 and _surname_first(value) and freq.get(value, 0) == 0 and \
+            value not in lexicon.ZH_CLINICAL_NOT_NAMES and (_plausible(value) or value[-1] in "月年天"):
+        return True
+    if not _plausible(value):
+        return False
+    return tokens[0].flag not in ("d", "p", "c", "u", "r") and \
+        not any(len(t.word) >= 2 and freq.get(t.word, 0) > 0 and not t.flag.startswith(("nr", "ns", "nz"))
+                for t in tokens)
 
 
 def zh_name_forms(text: str) -> list[Span]:
@@ -151,8 +217,13 @@ def zh_name_forms(text: str) -> list[Span]:
         # After a space or a bracket (no colon), the value starts with a surname (护士 巡视, 患者 神志清 are not names).
         if not m.group("sep").strip().startswith((":", "：")) and not _surname_first(value):
             continue
-        if _plausible(value) and not (len(value) == 4 and not bracket and _words().get(value[:2], 0) > 0 and
-                                      _words().get(value[2:], 0) > 0):
+        # Two words (not a compound surname and a given name: 完颜|志军, which jieba tags a person's).
+        two_words = len(value) == 4 and value[:2] not in lexicon.zh_surnames()[1] and \
+            _words().get(value[:2], 0) > 0 and _words().get(value[2:], 0) > 0 and not _person_tagged(value)
+        # Six characters only when no part is an ordinary word (额尔登巴特尔, not 术前评估气道).
+        long_words = len(value) >= 6 and any(len(t.word) >= 2 and _words().get(t.word, 0) > 0 and
+                                             not t.flag.startswith(("nr", "ns", "nz")) for t in jieba_hmm.lcut(value))
+        if _plausible(value) and not (two_words and not bracket) and not long_words:
             out.append(Span(s, e, NAME, 0.8, "zh-name-role"))
     for m in rx["dot"].finditer(text):
         s, e = m.span("v")
@@ -171,6 +242,9 @@ def zh_name_forms(text: str) -> list[Span]:
             continue
         if _plausible(text[s:e]) and _words().get(text[s:e], 0) == 0 and _person_tagged(text[s:e]):
             out.append(Span(s, e, NAME, 0.75, "zh-name-cell"))
+    out += _kin_names(text, rx["kin"])
+    out += [Span(*m.span("v"), NAME, 0.75, "zh-name-titled") for m in rx["titled"].finditer(text)
+            if _titled_name(text, *m.span("v"))]
     for m in rx["dash"].finditer(text):
         if _plausible(m.group("v")) and _words().get(m.group("v"), 0) == 0 and _person_tagged(m.group("v")):
             out.append(Span(*m.span("v"), NAME, 0.75, "zh-name-dash"))

@@ -102,7 +102,20 @@ def _not_a_name(text: str, start: int, end: int, sl: int, strong: bool) -> bool:
         return True
     if strong:
         return False
+    if end == two + 1 and not _looks_like_word(text[start:end]) and _given_name_tagged(text[start:end]):
+        return False  # 叶家|荣, 游子|墨, 关|长青: the first two characters are a word, jieba reads a name after them
     return _looks_like_word(text[start:two]) or _looks_like_word(text[start:two + 1])
+
+
+def _given_name_tagged(candidate: str) -> bool:
+    """jieba's tagger reads the end of a three-character candidate as a person's or a place's name (叶家|荣 nr,
+    单|立国 ns, 关|长青 nr), or it ends in one character that Faker's Chinese given names use (叶家|明), and its first
+    word is no clinical term (房颤|律)."""
+    tokens = jieba_hmm.lcut(candidate)
+    last = tokens[-1]
+    given = last.flag.startswith(("nr", "ns")) or (len(last.word) == 1 and last.word in lexicon.zh_given_name_chars())
+    return len(tokens) >= 2 and given and \
+        not {tokens[0].word, candidate[:2]} & (lexicon.ZH_CLINICAL_NOT_NAMES | lexicon.ZH_CLINICAL_PREFIXES)
 
 
 def _zh_name_lists(text: str, found: list[Span]) -> list[Span]:
@@ -130,7 +143,9 @@ def _zh_name_lists(text: str, found: list[Span]) -> list[Span]:
         while k < len(text) and k - j - sl < 2 and "\u4e00" <= text[k] <= "\u9fa5" and \
                 text[k] not in lexicon.ZH_AFTER_NAME_CHARS:
             k += 1
-        if k - j - sl < 1 or (k < len(text) and not re.match(r"[\s，,。、；;：:）)（(]", text[k])):
+        # What follows the name: a boundary, or after a listed name what a person does (…、涂某在场, …、某某陪同).
+        if k - j - sl < 1 or (k < len(text) and not re.match(r"[\s，,。、；;：:）)（(]", text[k]) and
+                              not (after_name and re.match("在场|陪同|参加|签字|到场|同意|表示", text[k:]))):
             continue
         if _not_a_name(text, j, k, sl, strong=after_name):
             continue
@@ -195,7 +210,8 @@ def zh_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
             pos = end
     found += zh_name_forms(text)
     found += more_zh_names(text, found)
-    found += _zh_name_lists(text, found)
+    tagged = zh_names_jieba(text)
+    found += _zh_name_lists(text, found + tagged)  # a list may start at a name jieba tagged (何…、杨…)
     found += [s for s in zh_tables.table_spans(text) if s.entity == NAME]
     for m in titled.finditer(text):
         start, end = m.span("v")
@@ -205,6 +221,8 @@ def zh_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
         sl = 2 if name[:2] in compound else 1
         # A role before the title, not a name (管床 of 管床医生, 值班 of 值班医师).
         if len(name) < sl or any(text.startswith(w, start) and len(w) > len(name) for w in lexicon.ZH_NAME_BEFORE):
+            continue
+        if len(name) == 1 and name in lexicon.FUNCTION_SURNAMES:  # 由 of 由护士长查看 is "by"
             continue
         # The surname alone before a title (王医生, 李女士) identifies too; longer names must not be words.
         if len(name) == sl or not _looks_like_word(name):
@@ -217,7 +235,7 @@ def zh_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
         for m in re.finditer(re.escape(name), text):
             found.append(Span(m.start(), m.end(), NAME, 1.0, "deny-list"))
     # Names from jieba's tag alone are not spread to other mentions: a tag is weaker evidence than a cue.
-    return _propagate(text, found, "zh-name-repeat") + zh_names_jieba(text)
+    return _propagate(text, found, "zh-name-repeat") + tagged
 
 
 _PERSON_CONTEXT = re.compile(r"(?:[\s，,。；;：:、（(）)/／—-]|$|" + "|".join(lexicon.ZH_NAME_AFTER) +
@@ -300,7 +318,7 @@ def _more_regexes() -> dict[str, re.Pattern[str]]:
         "spaced": re.compile(rf"(?:{cue}){_GAP}*[:：]?{_GAP}*(?P<v>{surname}(?:{_GAP}{{1,3}}{_CJK1}){{1,2}})"
                              rf"(?={_GAP}{{2,}}|{_GAP}*(?:$|[，,。；;])|{_GAP}+{_CJK1}{{1,6}}[:：])", re.M),
         # A name before its sex and age (鲍某某，男，50岁; 【基本信息】某某｜男｜81岁; Sophie Martin  女  33y).
-        "sex-age": re.compile(rf"(?:^|(?<=[\s，,。；;：:、（(）)】\]|｜]))(?P<v>{_CJK1}{{2,4}}|{_LATIN_NAME})(?={_SEX_AGE})",
+        "sex-age": re.compile(rf"(?:^|(?<=[\s，,。；;：:、（(）)】\]|｜]))(?P<v>{_CJK1}{{2,7}}|{_LATIN_NAME})(?={_SEX_AGE})",
                               re.M),
         # A nickname: 老/小 and a surname (老蒋交代, 侄子小钱, 护士：小白).
         "nickname": re.compile(rf"(?:(?P<cue>{cue}){_GAP}*[:：（(]?{_GAP}*|(?<!{_CJK1}))(?P<v>[老小][{names_single}])"
@@ -328,8 +346,10 @@ def more_zh_names(text: str, found: list[Span]) -> list[Span]:
             value = text[s:e].rstrip()
             e = s + len(value)
             if name == "sex-age" and _CJK1_RE.fullmatch(value):
+                whole = len(value)
                 value, s = _strip_cue(value, s)
-                if len(value) < 2 or value.endswith(_NOT_NAME_ENDINGS) or \
+                # Five characters or more only after a cue word (患者尔古阿呷，女，46岁).
+                if len(value) < 2 or value.endswith(_NOT_NAME_ENDINGS) or (whole > 4 and len(value) == whole) or \
                         (_looks_like_word(value) and not value.startswith(("老", "小"))):
                     continue
             if name == "nickname" and not m.group("cue") and (_jieba_words().get(value, 0) > 0 or
