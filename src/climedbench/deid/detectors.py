@@ -76,7 +76,8 @@ def _en_name_regexes() -> tuple[re.Pattern[str], ...]:
     # A signature line (-- Brenda, Patient Financial Services) and an upper-case name after DR (DR  ANAND  SHARMA).
     signature = re.compile(f"(?m)^[ \\t]*(?:--|—)\\s*(?P<v>{_CAP}(?:\\s+{_CAP}){{0,2}})(?=\\s*[,\\n]|$)")
     caps_title = re.compile(r"\b(?:DR|MR|MRS|MS)\.?[ ]{1,2}(?P<v>[A-Z]{2,}(?:[ ]{1,2}[A-Z]{2,}){0,2})(?![a-z])")
-    initial_surname = re.compile(r"(?<![A-Za-z.\d/])(?<!\d\s)(?P<v>[A-Z]\.\s?(?:Mc|Mac|O')?[A-Z][a-z]+(?:-[A-Z][a-z]+)?)\b")
+    # Not after & or > (I & O. Continue, L>R. Soft, C&R. Pt: an abbreviation, then a sentence).
+    initial_surname = re.compile(r"(?<![A-Za-z.\d/&>+])(?<!\d\s)(?<![&>+]\s)(?P<v>[A-Z]\.\s?(?:Mc|Mac|O')?[A-Z][a-z]+(?:-[A-Z][a-z]+)?)\b")
     pinyin = "|".join(sorted(lexicon.pinyin_surnames(), key=len, reverse=True))
     upper = "|".join(sorted((p.upper() for p in lexicon.pinyin_surnames()), key=len, reverse=True))
     romanised = re.compile(f"\\b(?P<v>(?:{pinyin}|{upper})\\s+[A-Z][a-z]{{1,6}}(?:[-\\s]?[a-z]{{2,6}})?)\\b")
@@ -123,7 +124,9 @@ def en_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
             if trimmed is None:
                 continue
             value = text[trimmed[0]:trimmed[1]]
-            if detector == "en-name-cue" and value.islower():
+            if (detector == "en-name-cue" and value.islower()) or \
+                    (detector == "en-initials" and re.sub(r"[.\s]", "", value).lower() in _DOTTED_ABBREVIATIONS and
+                     not re.match(r"\s*(?i:dictat|signed|for\s+dr)", text[trimmed[1]:trimmed[1] + 12])):
                 continue
             if detector in ("en-name-kin", "en-name-patient", "en-initial-surname") and _common_words(value):
                 continue
@@ -146,6 +149,15 @@ def en_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
             if not (after.startswith("s ") or after.startswith(tuple(lexicon.EPONYM_FOLLOWERS))):
                 found.append(Span(m.start(), m.end(), NAME, 0.75, "en-name-repeat"))
     return found
+
+
+# Two-letter clinical abbreviations that notes write with dots, never a person's initials (C.O. 5.2, H.O. aware,
+# back from the O.R., R.T. in to suction, 89 Y.O. woman, in the A.M.).
+_DOTTED_ABBREVIATIONS = frozenset((
+    "am", "pm", "co", "ci", "ho", "or", "rt", "rn", "iv", "pt", "ot", "bs", "uo", "is", "dl", "yo", "td", "hl",
+    "po", "pr", "ng", "og", "et", "gi", "gu", "er", "ed", "hr", "bp", "io", "md", "np", "pa", "do", "ob", "im", "sq",
+    "sc", "vs", "cv", "os", "od", "ou", "ns", "lr", "fs", "ss", "bm", "dc", "cp", "nc", "ra", "ua", "sr", "tv", "ef",
+    "lpn", "cna", "prn", "npo", "aka", "eg", "ie", "mr", "ms", "tx", "dx", "hx", "sx", "rx", "fx", "pe", "ct"))
 
 
 def _caps_not_name(value: str, labelled: bool = False) -> bool:
@@ -233,6 +245,9 @@ _ORG_BEFORE = re.compile(r"(?:\b(?i:at|for|from|by|via|to|with|employer|work|pha
                          r"clinic|agency|company|referred\s+by)|[(（])[:\s(]*$")
 
 
+_ORG_JOINERS = frozenset(("of", "and", "the", "for", "at", "on", "de", "du", "la", "del", "y"))
+
+
 def spacy_organisations(doc: object, text: str) -> list[Span]:
     """ORG entities of the English spaCy pipeline (employers, pharmacies, insurers without a suffix: Kroger, Aetna),
     without acronyms of five letters or fewer (ICU, MRSA, NSCLC), drugs, section words and specialties."""
@@ -245,6 +260,11 @@ def spacy_organisations(doc: object, text: str) -> list[Span]:
         if not words or re.fullmatch(r"[A-Z0-9&/-]{1,5}", value) or re.search(r"\d", value) or \
                 all(w.lower() in lexicon.EN_NOT_NAMES or w.isupper() or lexicon.clinical_word(w) for w in words) or \
                 _drug_word(words, text) or not value[:1].isupper() or _label(text, ent.start_char, ent.end_char):
+            continue
+        # Not a phrase of a note (PS today, OSH s/p MI, SS reg <newline> gu, Right Groin, Wean IV NTG): a word in lower
+        # case that joins no names, a slash or a line's end inside, or a first word that is an everyday word.
+        if "\n" in value or "/" in value or any(w.islower() and w not in _ORG_JOINERS for w in words[1:]) or \
+                (en_words.common_word(words[0]) and not en_words.known_name(words[0])):
             continue
         # Only where an organisation fits: after a preposition or a word for one (works for, via, pharmacy:), and not
         # before an eponym's follower (Bell's palsy, Glasgow Coma Scale) or a dose (Tylenol 500 mg).
