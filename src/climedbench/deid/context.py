@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from climedbench.deid import en_words, lexicon
 from climedbench.deid.detectors import Span
 from climedbench.deid.patterns import (
     ACCOUNT_ID,
@@ -60,7 +61,7 @@ def cued_identifiers(text: str) -> list[Span]:
             # Stop before a word that is not part of the value (… on file, … expires).
             keep = value.split(" ")
             while len(keep) > 1 and (re.fullmatch(r"[a-z]{2,}\)?", keep[-1]) or not re.search(r"[0-9A-Z]", keep[-1]) or
-                                     (rx is rxs[1] and re.fullmatch(r"[A-Za-z]+\.?\)?", keep[-1]))):
+                                     (rx is rxs[1] and _word_after_value(keep[-1]))):
                 keep.pop()
             # A short number right before a Chinese word is the next field's (… 17床), not part of the value.
             nxt = m.start("v") + len(" ".join(keep))
@@ -119,6 +120,14 @@ _ICD = re.compile(r"[A-Z]\d{2}(?:\.[0-9xX]{1,4})?")
 # (#20fr, #8ETT 22), or words before the number (CONTINUES ON CIPRO 500, MARCH OF 1993).
 _READING = re.compile(r"(?<![\d.])\d{1,3}\.\d{1,2}(?![\d.])|(?<![\d/])\d{1,3}(?:-\d{1,3})?/\d{1,3}(?![\d/])|"
                       r"^\d{1,2}(?i:fr|f|french|ga|g|gauge|x|ett|et|cm|mm|mg)(?![A-Za-z])")
+
+
+def _word_after_value(part: str) -> bool:
+    """A last part of an English cue's value that is a word after it (RECTALLY, CONT, R for rectal), not a part of
+    the value (KS tag 412 KZB)."""
+    word = part.rstrip(".)")
+    return re.fullmatch(r"[A-Za-z]+", word) is not None and \
+        (len(word) == 1 or len(word) >= 4 or en_words.common_word(word) or lexicon.clinical_word(word))
 
 
 def _measurement(value: str) -> bool:

@@ -125,7 +125,7 @@ def en_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
                 continue
             value = text[trimmed[0]:trimmed[1]]
             if (detector == "en-name-cue" and value.islower()) or \
-                    (detector == "en-initials" and re.sub(r"[.\s]", "", value).lower() in _DOTTED_ABBREVIATIONS and
+                    (detector == "en-initials" and re.sub(r"[.\s]", "", value).lower() in lexicon.EN_DOTTED_ABBREVIATIONS and
                      not re.match(r"\s*(?i:dictat|signed|for\s+dr)", text[trimmed[1]:trimmed[1] + 12])):
                 continue
             if detector in ("en-name-kin", "en-name-patient", "en-initial-surname") and _common_words(value):
@@ -149,15 +149,6 @@ def en_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
             if not (after.startswith("s ") or after.startswith(tuple(lexicon.EPONYM_FOLLOWERS))):
                 found.append(Span(m.start(), m.end(), NAME, 0.75, "en-name-repeat"))
     return found
-
-
-# Two-letter clinical abbreviations that notes write with dots, never a person's initials (C.O. 5.2, H.O. aware,
-# back from the O.R., R.T. in to suction, 89 Y.O. woman, in the A.M.).
-_DOTTED_ABBREVIATIONS = frozenset((
-    "am", "pm", "co", "ci", "ho", "or", "rt", "rn", "iv", "pt", "ot", "bs", "uo", "is", "dl", "yo", "td", "hl",
-    "po", "pr", "ng", "og", "et", "gi", "gu", "er", "ed", "hr", "bp", "io", "md", "np", "pa", "do", "ob", "im", "sq",
-    "sc", "vs", "cv", "os", "od", "ou", "ns", "lr", "fs", "ss", "bm", "dc", "cp", "nc", "ra", "ua", "sr", "tv", "ef",
-    "lpn", "cna", "prn", "npo", "aka", "eg", "ie", "mr", "ms", "tx", "dx", "hx", "sx", "rx", "fx", "pe", "ct"))
 
 
 def _caps_not_name(value: str, labelled: bool = False) -> bool:
@@ -245,7 +236,19 @@ _ORG_BEFORE = re.compile(r"(?:\b(?i:at|for|from|by|via|to|with|employer|work|pha
                          r"clinic|agency|company|referred\s+by)|[(（])[:\s(]*$")
 
 
-_ORG_JOINERS = frozenset(("of", "and", "the", "for", "at", "on", "de", "du", "la", "del", "y"))
+_ORG_JOINERS = frozenset(("of", "and", "the", "for", "at", "on", "de", "du", "la", "le", "les", "des", "del", "di", "da",
+                          "l", "d", "y", "van", "von", "der"))
+
+
+def _org_phrase(text: str, start: int, value: str) -> tuple[int, str]:
+    """spaCy's organisation up to a line's end, without leading everyday or clinical words (Right Groin → Groin;
+    HF NP Quentin … → Quentin …)."""
+    value = value.split("\n")[0].rstrip()
+    for w in re.finditer(r"\S+", value):
+        word = w.group().strip(".,;:()")
+        if not (en_words.common_word(word) or lexicon.clinical_word(word)) or en_words.known_name(word):
+            return start + w.start(), value[w.start():]
+    return start, ""
 
 
 def spacy_organisations(doc: object, text: str) -> list[Span]:
@@ -255,26 +258,25 @@ def spacy_organisations(doc: object, text: str) -> list[Span]:
     for ent in getattr(doc, "ents", ()):
         if ent.label_ != "ORG":
             continue
-        value = ent.text.strip()
+        start, value = _org_phrase(text, ent.start_char, ent.text)
         words = re.findall(r"[^\W\d_]+", value)
         if not words or re.fullmatch(r"[A-Z0-9&/-]{1,5}", value) or re.search(r"\d", value) or \
                 all(w.lower() in lexicon.EN_NOT_NAMES or w.isupper() or lexicon.clinical_word(w) for w in words) or \
                 _drug_word(words, text) or not value[:1].isupper() or _label(text, ent.start_char, ent.end_char):
             continue
-        # Not a phrase of a note (PS today, OSH s/p MI, SS reg <newline> gu, Right Groin, Wean IV NTG): a word in lower
-        # case that joins no names, a slash or a line's end inside, or a first word that is an everyday word.
-        if "\n" in value or "/" in value or any(w.islower() and w not in _ORG_JOINERS for w in words[1:]) or \
-                (en_words.common_word(words[0]) and not en_words.known_name(words[0])):
+        # Not a phrase of a note (PS today, OSH s/p MI, Wean IV NTG): a word in lower case that joins no names or a
+        # slash inside.
+        if "/" in value or any(w.islower() and w not in _ORG_JOINERS for w in words[1:]):
             continue
         # Only where an organisation fits: after a preposition or a word for one (works for, via, pharmacy:), and not
         # before an eponym's follower (Bell's palsy, Glasgow Coma Scale) or a dose (Tylenol 500 mg).
         before = text[max(0, ent.start_char - 24):ent.start_char]
-        after = text[ent.start_char + len(value):ent.start_char + len(value) + 30].lower().lstrip(" '")
+        after = text[start + len(value):start + len(value) + 30].lower().lstrip(" '")
         if not _ORG_BEFORE.search(before) or any(w.lower() in lexicon.EPONYM_FOLLOWERS for w in words) or \
                 after.startswith("s ") or after.startswith(tuple(lexicon.EPONYM_FOLLOWERS)) or \
                 re.match(r"\s*\d", after):
             continue
-        out.append(Span(ent.start_char, ent.start_char + len(value), ORGANIZATION, 0.6, "spacy-org"))
+        out.append(Span(start, start + len(value), ORGANIZATION, 0.6, "spacy-org"))
     return out
 
 

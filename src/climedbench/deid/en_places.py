@@ -156,7 +156,9 @@ def en_places(text: str) -> list[Span]:
 _GENERIC = frozenset(("hospital", "hosp", "medical", "center", "centre", "general", "memorial", "regional", "rehab",
                       "rehabilitation", "nursing", "home", "house", "manor", "healthcare", "health", "clinic",
                       "facility", "saint", "st", "mount", "mt", "university", "county", "city", "north", "south",
-                      "east", "west", "new", "lake", "beach", "air", "park", "valley"))
+                      "east", "west", "new", "lake", "beach", "air", "park", "valley", "village", "walk", "square",
+                      "plaza", "street", "road", "avenue", "family", "care", "children", "community", "heights",
+                      "women", "womens", "veterans", "state", "national", "international", "united", "christian"))
 
 
 # The detectors whose places are repeated (not spaCy's, whose organisations are often drugs or devices here).
@@ -176,7 +178,7 @@ def repeated_places(text: str, found: list[Span]) -> list[Span]:
     parts |= {text[s.start:s.end].lower() for s in found if s.detector == "en-note-hospital-acronym"}
     if not parts:
         return []
-    rx = re.compile(r"(?<![A-Za-z'’-])(?i:" + "|".join(map(re.escape, sorted(parts))) + r")(?![A-Za-z'’])")
+    rx = re.compile(r"(?<![A-Za-z'’-])(?i:" + "|".join(map(re.escape, sorted(parts))) + r")(?![A-Za-z'’-])")
     towns_found = {w.lower() for s in found if s.entity == ADDRESS for w in re.findall(r"[A-Za-z'’]+",
                                                                                       text[s.start:s.end])}
     return [Span(*m.span(), ADDRESS if m.group().lower() in towns_found else ORGANIZATION, 0.7,
