@@ -55,11 +55,19 @@ CLASSES = {
         "O: ADMITTED IN TRANSFER FROM LINDQUIST MEMORIAL HOSPITAL FOR HYPOTENSION. 2 FFP GIVEN AT LINDQUIST.\n"
         "PLAN: ? TRANSFER BACK TO whitcombe 6. WHITCOMBE AWARE.\n",
         ["LINDQUIST", "whitcombe", "WHITCOMBE"], ["2 FFP GIVEN", "PLAN"]),
+    "phones with an extension after a comma, national UK and Australian numbers, a bleep": (
+        "Front desk (614) 555-0187, ext 31. Niece (07700 900 482) and NOK 01632 960 118 aware.\n"
+        "Daughter in Perth on (08) 9470 2216. Seen by FY1, bleep 5582.\n",
+        ["(614) 555-0187, ext 31", "07700 900 482", "01632 960 118", "(08) 9470 2216", "5582"], []),
+    "names before a relation or a phone label, given names that call or visit, a month and its year": (
+        "Contacts: Tomasz Wierzbicki (son) 410-555-0172. Halina Wierzbicki cell# 410-555-0199.\n"
+        "social: marek called twice overnight. last chemo MARCH OF 2019; admitted to osh in september.\n",
+        ["Tomasz Wierzbicki", "Halina Wierzbicki", "marek", "MARCH OF 2019", "september"], ["called twice"]),
 }
 
 
 @pytest.mark.parametrize("name", list(CLASSES))
-def test_places_of_real_notes(analyzer: Analyzer, name: str) -> None:
+def test_phi_of_real_notes(analyzer: Analyzer, name: str) -> None:
     text, phi, keep = CLASSES[name]
     _check(analyzer, text, phi, keep)
 

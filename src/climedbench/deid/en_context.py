@@ -387,6 +387,9 @@ EN_PATTERNS: tuple[PatternSpec, ...] = (
                 r")[ \t][A-Z0-9]{1,4}[ \t-][A-Z0-9]{2,5})(?![\w-])", 0.9, flags=0),
     PatternSpec(PHONE, "en-extension", r"(?<![A-Za-z])(?i:ext\.?|extension|x)[ \t]?(?P<v>\d-\d{4}|\d{4,5})(?!\d)", 0.8,
                 flags=0),
+    # National numbers of the UK and Australia (07700 900734, 01323 555 270, 0161 555 0123, (08) 9021 4478).
+    PatternSpec(PHONE, "uk-au-phone", r"(?<![\w.+/-])(?:\(0[1-9]\)[ ]?\d{4}[ ]?\d{4}|0[1-9][ ]\d{4}[ ]\d{4}|"
+                r"0[1-9]\d{3}[ ]?\d{3}[ ]?\d{3}|0[1-9]\d{2}[ ]?\d{3}[ ]?\d{4})(?![\w-]|\.\d|[ ]\d)", 0.85, flags=0),
     PatternSpec(ACCOUNT_ID, "at-handle", r"(?<![\w.@])@[A-Za-z][A-Za-z0-9_.]{2,29}[A-Za-z0-9_](?![\w@])", 0.85),
     PatternSpec(ACCOUNT_ID, "en-user-cue", r"(?<![A-Za-z])(?i:user(?:name)?|login|screen\s+name)[ \t]*[:=]?[ \t]*"
                 r"(?P<v>(?![a-z]+(?:ed|ing)\b)[a-z][a-z0-9._-]{3,30}[a-z0-9])(?![\w@])", 0.8, flags=0),

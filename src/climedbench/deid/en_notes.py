@@ -122,6 +122,11 @@ _GIVEN_DOES = re.compile(rf"(?:^|(?<=[\n:;,(.])|(?<=(?i:and)[ \t]))[ \t]*(?P<v>{
                          re.M)
 
 
+# Labels before a telephone that name a role, not a person (Guarantor phone:, Emergency contact cell:).
+_NOT_NAME_LABELS = frozenset(("guarantor", "subscriber", "insured", "member", "emergency", "contact", "patient",
+                              "caller", "office", "clinic", "pharmacy", "main", "alternate", "primary", "secondary"))
+
+
 def family_names(text: str) -> list[Span]:
     """Names before a relation in brackets or a telephone label, and given names that visit or call."""
     out = []
@@ -132,7 +137,8 @@ def family_names(text: str) -> list[Span]:
         words = list(re.finditer(_WORD, m.group()))
         keep = []
         for w in reversed(words):  # back from the relation while the words may be a name
-            if not en_words.name_word(w.group()) or en_words.function_word(w.group()):
+            if not en_words.name_word(w.group()) or en_words.function_word(w.group()) or \
+                    w.group().lower() in _NOT_NAME_LABELS:
                 break
             keep.append(w)
         if keep:
@@ -213,6 +219,7 @@ def places(text: str) -> list[Span]:
         words = words[cut:]
         first = words[0].group().lower() if words else ""
         if words and not lexicon.clinical_word(first) and first not in lexicon.EN_NOT_NAMES and \
+                not (first.endswith(("'s", "’s")) and not saint) and not en_words.common_word(first) and \
                 first not in _FACILITY_WORDS and \
                 (saint or not first.endswith(("ac", "al", "ary", "ic", "ive", "ing"))):
             start = m.start("v") + (words[0].start() if not saint else 0)
@@ -250,7 +257,8 @@ _SETTING_NEAR = re.compile(r"(?<![A-Za-z])(?i:ps|peep|cpap|psv|simv|imv|bipap|ve
                            r"settings?|sedation|rass|cp|c/o|angina|discomfort|pressure|ache|[a-z]*flexion|extension|"
                            r"abduction|adduction|grip|muscle|mmt|[rl]?[ul]e|reflex(?:es)?)(?![A-Za-z])")
 _SCORE_AFTER = re.compile(r"[ \t,]*(?i:pain|cp|angina|chest|back|scale|discomfort|[a-z]+al[ \t]+pain)")
-_PAGER = re.compile(r"(?<![A-Za-z])(?i:pager|beeper|pg|bpr|page)[ \t]*(?:#|no\.?)?[ \t]*:?[ \t]*(?P<v>\d{4,6})(?!\d)")
+_PAGER = re.compile(r"(?<![A-Za-z])(?i:pager|beeper|bleep|bleeper|pg|bpr|page)[ \t]*(?:#|no\.?)?[ \t]*:?[ \t]*"
+                    r"(?P<v>\d{4,6})(?!\d)")
 
 
 # A month with its year (MARCH OF 1993, Aug 2001, sept '98), or a month's full name after a word of time (admitted
@@ -259,14 +267,14 @@ _PAGER = re.compile(r"(?<![A-Za-z])(?i:pager|beeper|pg|bpr|page)[ \t]*(?:#|no\.?
 _MONTH_ALONE = re.compile(r"(?<![A-Za-z])(?:(?P<cue>(?i:in|since|during|until|till|through|by|early|late|mid))[ \t-]+"
                           r"(?:(?i:early|late|mid)[ \t-]+)?)?"
                           r"(?P<v>(?P<m>(?i:january|february|march|april|june|july|august|september|october|november|"
-                          r"december|jan|feb|apr|jun|jul|aug|sep|sept|oct|nov|dec))\.?"
+                          r"december|(?:jan|feb|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?))"
                           r"(?:[ \t]+(?i:of[ \t]+)?(?P<y>(?:19|20)\d{2}|'\d{2}))?)(?![A-Za-z])")
 
 
 def _month_alone(text: str) -> list[Span]:
     out = []
     for m in _MONTH_ALONE.finditer(text):
-        full = len(m.group("m")) > 4 or m.group("m").lower() in ("june", "july", "sept")
+        full = len(m.group("m").rstrip(".")) > 4 or m.group("m").rstrip(".").lower() in ("june", "july", "sept")
         if m.group("y") or (m.group("cue") and full):
             out.append(Span(m.start("v"), m.end("v"), DATE, 0.7, "en-note-month"))
     return out

@@ -14,6 +14,7 @@ from functools import cache
 
 from climedbench.deid import en_words, lexicon
 from climedbench.deid.detectors import Span
+from climedbench.deid.en_context import _generic_org_word
 from climedbench.deid.patterns import ADDRESS, ORGANIZATION
 
 _WORD = r"[A-Za-z][A-Za-z'’.]*"
@@ -73,7 +74,8 @@ def _ordinary(word: str, upper_or_lower: bool) -> bool:
     """A word that is more likely a word than a place: a function, common or clinical word, a state (which Safe
     Harbor keeps), or — in a sentence-case note — a word not written with a capital."""
     return en_words.function_word(word) or en_words.common_word(word) or lexicon.clinical_word(word) or \
-        word.lower() in _STATES or (not upper_or_lower and not word[:1].isupper())
+        word.lower() in _STATES or word.lower().endswith(("ish", "ese")) or \
+        (not upper_or_lower and not word[:1].isupper())
 
 
 _STATES = frozenset(("alabama", "alaska", "arizona", "arkansas", "california", "colorado", "connecticut", "delaware",
@@ -162,8 +164,10 @@ _GENERIC = frozenset(("hospital", "hosp", "medical", "center", "centre", "genera
 
 
 # The detectors whose places are repeated (not spaCy's, whose organisations are often drugs or devices here).
-_REPEATABLE = frozenset(("en-org-upper", "en-org-suffix", "en-organisation", "en-note-place", "en-note-town",
-                         "en-note-ward", "en-note-hospital-acronym", "en-town"))
+# (Those of real notes' forms: an organisation of a typed letterhead or form repeats its kind of place — School,
+# Hospice, Therapy — more often than its name.)
+_REPEATABLE = frozenset(("en-org-upper", "en-note-place", "en-note-town", "en-note-ward", "en-note-hospital-acronym",
+                         "en-town"))
 
 
 def repeated_places(text: str, found: list[Span]) -> list[Span]:
@@ -173,7 +177,7 @@ def repeated_places(text: str, found: list[Span]) -> list[Span]:
     parts = {w.lower() for s in found
              for w in re.findall(r"(?<![A-Za-z'’])[A-Za-z]{4,}(?![A-Za-z'’])", text[s.start:s.end])
              if w.lower() not in _GENERIC and w.lower() not in _STATES and not en_words.common_word(w) and
-             not lexicon.clinical_word(w)
+             not lexicon.clinical_word(w) and not _generic_org_word(w)
              and w.lower() not in lexicon.EN_NOT_NAMES}
     parts |= {text[s.start:s.end].lower() for s in found if s.detector == "en-note-hospital-acronym"}
     if not parts:
