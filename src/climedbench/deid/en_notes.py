@@ -219,7 +219,7 @@ def places(text: str) -> list[Span]:
         words = words[cut:]
         first = words[0].group().lower() if words else ""
         if words and not lexicon.clinical_word(first) and first not in lexicon.EN_NOT_NAMES and \
-                not (first.endswith(("'s", "’s")) and not saint) and not en_words.common_word(first) and \
+                not (first.endswith(("'s", "’s")) and not saint) and \
                 first not in _FACILITY_WORDS and \
                 (saint or not first.endswith(("ac", "al", "ary", "ic", "ive", "ing"))):
             start = m.start("v") + (words[0].start() if not saint else 0)
