@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from climedbench.deid import en_words, lexicon
 from climedbench.deid.detectors import Span
 from climedbench.deid.patterns import (
     ACCOUNT_ID,
@@ -50,7 +51,8 @@ def _id_regexes() -> tuple[re.Pattern[str], ...]:
 
 def cued_identifiers(text: str) -> list[Span]:
     out = []
-    for rx in _id_regexes():
+    rxs = _id_regexes()
+    for rx in rxs:
         for m in rx.finditer(text):
             cue = m.group("cue")
             if cue.endswith(_NOT_ID_CUES) and not cue.endswith("随机号"):  # a trial's randomisation number is one
@@ -58,7 +60,8 @@ def cued_identifiers(text: str) -> list[Span]:
             s, value = m.start("v"), m.group("v")
             # Stop before a word that is not part of the value (… on file, … expires).
             keep = value.split(" ")
-            while len(keep) > 1 and (re.fullmatch(r"[a-z]{2,}\)?", keep[-1]) or not re.search(r"[0-9A-Z]", keep[-1])):
+            while len(keep) > 1 and (re.fullmatch(r"[a-z]{2,}\)?", keep[-1]) or not re.search(r"[0-9A-Z]", keep[-1]) or
+                                     (rx is rxs[1] and _word_after_value(keep[-1]))):
                 keep.pop()
             # A short number right before a Chinese word is the next field's (… 17床), not part of the value.
             nxt = m.start("v") + len(" ".join(keep))
@@ -74,7 +77,7 @@ def cued_identifiers(text: str) -> list[Span]:
                 continue
             kind = next((k for k, rx_kind in _KINDS if re.search(rx_kind, cue, re.IGNORECASE)), RECORD_NUMBER)
             account = kind == ACCOUNT_ID and re.search(r"\d|_|\.", value) is not None
-            if not value or not (identifier_shape(value) or account):
+            if not value or not (identifier_shape(value) or account) or (rx is rxs[1] and _measurement(value)):
                 continue
             out.append(Span(s, s + len(value), kind, 0.85, "id-cue"))
     # A handle with an underscore or a dot between letters and digits (jdoe_84, misty.lynn.1990, tbrennan#4471).
@@ -112,6 +115,33 @@ _ISO_YM = re.compile(r"(?<![\w.\-/])(?:19|20)\d{2}-(?:0[1-9]|1[0-2])(?![\w\-/]|\
 
 
 _ICD = re.compile(r"[A-Z]\d{2}(?:\.[0-9xX]{1,4})?")
+# What follows an English cue (the ID: section of a nursing note, a # before a size) and is a reading, not an
+# identifier: a temperature or lab value (T MAX 101.4, WBC 10.5), a pressure or ratio (PA 70/38), a tube's size
+# (#20fr, #8ETT 22), or words before the number (CONTINUES ON CIPRO 500, MARCH OF 1993).
+_READING = re.compile(r"(?<![\d.])\d{1,3}\.\d{1,2}(?![\d.])|(?<![\d/])\d{1,3}(?:-\d{1,3})?/\d{1,3}(?![\d/])|"
+                      r"^\d{1,2}(?i:fr|f|french|ga|g|gauge|x|ett|et|cm|mm|mg)(?![A-Za-z])")
+
+
+def _word_after_value(part: str) -> bool:
+    """A last part of an English cue's value that is a word after it (RECTALLY, CONT, R for rectal), not a part of
+    the value (KS tag 412 KZB)."""
+    word = part.rstrip(".)")
+    return re.fullmatch(r"[A-Za-z]+", word) is not None and \
+        (len(word) == 1 or len(word) >= 4 or en_words.common_word(word) or lexicon.clinical_word(word))
+
+
+def _measurement(value: str) -> bool:
+    """An English cue's value that is a reading (see `_READING`); a value that starts with letters is an identifier
+    only as a short capital prefix before four digits or more (BWH 0-448-1902, PA DL 28 441 907), not a word (Tmax 101,
+    received 1000)."""
+    if _READING.search(value):
+        return True
+    parts = value.split(" ")
+    if len(parts) > 1 and re.fullmatch(r"[A-Za-z]+\.?", parts[0]):
+        prefix = parts[0].rstrip(".")
+        digits = sum(c.isdigit() for c in " ".join(parts[1:]))
+        return not (prefix.isupper() and len(prefix) <= 5 and digits >= 4)
+    return False
 # Without a cue, a handle needs a digit (jdoe_84, misty.lynn.1990): notes_zh or a_b alone are names of things.
 _HANDLE = re.compile(r"(?<![\w@./-])(?P<v>[A-Za-z][A-Za-z0-9]*(?:[_#][A-Za-z0-9_#.]*\d[A-Za-z0-9_]*|"
                      r"(?:\.[A-Za-z0-9]+)+\d{2,4}))(?![\w@])")
@@ -146,7 +176,9 @@ def dates_without_year(text: str) -> list[Span]:
         before = text[max(0, m.start() - 14):m.start()]
         if _NOT_DATE_BEFORE.search(before):
             continue
-        sep, day = m.group("sep"), int(m.group("d"))
+        sep, day, month = m.group("sep"), int(m.group("d")), int(m.group("m"))
+        if sep == "/" and _setting_or_fraction(text, m.start(), month, day):
+            continue
         weekday = re.search(_WEEKDAY + r"$", before)
         test = _TEST_BEFORE.search(before) is not None and day not in (4, 5, 6, 10)
         cued = weekday is not None or _DATE_CUE_BEFORE.search(before) is not None or \
@@ -159,6 +191,21 @@ def dates_without_year(text: str) -> list[Span]:
         start = m.start() - (len(weekday.group()) if weekday else 0)
         out.append(Span(start, m.end(), DATE, 0.75, "date-no-year"))
     return out
+
+
+_VENT_NEAR = re.compile(r"(?<![A-Za-z])(?i:ps|peep|cpap|psv|simv|imv|bipap|fio2|pressure\s+support)(?![A-Za-z])")
+
+
+def _setting_or_fraction(text: str, start: int, month: int, day: int) -> bool:
+    """m/d that is a ventilator setting near its word (on PSV 10/5, PS - 5/5, CPAP .4%, 5/18),
+    5/5 alone (a pressure support over PEEP as often as a date), or a fraction (1/2 NS, rales 1/3 up) unless a date
+    word stands right before it (since 1/3)."""
+    if month == day == 5 and not re.search(r"\d{1,2}[/.-]\d{1,2}[ \t]*(?:-|to)[ \t]*$", text[max(0, start - 10):start]):
+        return True  # on 5/5 (pressure support over PEEP) as often as May 5th
+    if re.search(r"(?<![A-Za-z])(?i:on|since|from|until|till|by|dated?|due|placed|started|done|drawn)[ \t:(]*$",
+                 text[max(0, start - 10):start]):
+        return False  # a date word right before it (since 1/3, placed 8/14)
+    return _VENT_NEAR.search(text, max(0, start - 25), start) is not None or month < day <= 4
 
 
 _WEEKDAY_END = re.compile(_WEEKDAY + r"$")

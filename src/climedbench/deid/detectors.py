@@ -107,7 +107,8 @@ def _en_name_regexes() -> tuple[re.Pattern[str], ...]:
     # A signature line (-- Brenda, Patient Financial Services) and an upper-case name after DR (DR  ANAND  SHARMA).
     signature = re.compile(f"(?m)^[ \\t]*(?:--|—)\\s*(?P<v>{_CAP}(?:\\s+{_CAP}){{0,2}})(?=\\s*[,\\n]|$)")
     caps_title = re.compile(r"\b(?:DR|MR|MRS|MS)\.?[ ]{1,2}(?P<v>[A-Z]{2,}(?:[ ]{1,2}[A-Z]{2,}){0,2})(?![a-z])")
-    initial_surname = re.compile(r"(?<![A-Za-z.\d/])(?<!\d\s)(?P<v>[A-Z]\.\s?(?:Mc|Mac|O')?[A-Z][a-z]+(?:-[A-Z][a-z]+)?)\b")
+    # Not after & or > (I & O. Continue, L>R. Soft, C&R. Pt: an abbreviation, then a sentence).
+    initial_surname = re.compile(r"(?<![A-Za-z.\d/&>+])(?<!\d\s)(?<![&>+]\s)(?P<v>[A-Z]\.\s?(?:Mc|Mac|O')?[A-Z][a-z]+(?:-[A-Z][a-z]+)?)\b")
     pinyin = "|".join(sorted(lexicon.pinyin_surnames(), key=len, reverse=True))
     upper = "|".join(sorted((p.upper() for p in lexicon.pinyin_surnames()), key=len, reverse=True))
     romanised = re.compile(f"\\b(?P<v>(?:{pinyin}|{upper})\\s+[A-Z][a-z]{{1,6}}(?:[-\\s]?[a-z]{{2,6}})?)\\b")
@@ -154,7 +155,9 @@ def en_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
             if trimmed is None:
                 continue
             value = text[trimmed[0]:trimmed[1]]
-            if detector == "en-name-cue" and value.islower():
+            if (detector == "en-name-cue" and value.islower()) or \
+                    (detector == "en-initials" and re.sub(r"[.\s]", "", value).lower() in lexicon.EN_DOTTED_ABBREVIATIONS and
+                     not re.match(r"\s*(?i:dictat|signed|for\s+dr)", text[trimmed[1]:trimmed[1] + 12])):
                 continue
             if detector in ("en-name-kin", "en-name-patient", "en-initial-surname") and _common_words(value):
                 continue
@@ -264,6 +267,21 @@ _ORG_BEFORE = re.compile(r"(?:\b(?i:at|for|from|by|via|to|with|employer|work|pha
                          r"clinic|agency|company|referred\s+by)|[(（])[:\s(]*$")
 
 
+_ORG_JOINERS = frozenset(("of", "and", "the", "for", "at", "on", "de", "du", "la", "le", "les", "des", "del", "di", "da",
+                          "l", "d", "y", "van", "von", "der"))
+
+
+def _org_phrase(text: str, start: int, value: str) -> tuple[int, str]:
+    """spaCy's organisation up to a line's end, without leading everyday or clinical words (Right Groin → Groin;
+    HF NP Quentin … → Quentin …)."""
+    value = value.split("\n")[0].rstrip()
+    for w in re.finditer(r"\S+", value):
+        word = w.group().strip(".,;:()")
+        if not (en_words.common_word(word) or lexicon.clinical_word(word)) or en_words.known_name(word):
+            return start + w.start(), value[w.start():]
+    return start, ""
+
+
 def spacy_organisations(doc: object, text: str) -> list[Span]:
     """ORG entities of the English spaCy pipeline (employers, pharmacies, insurers without a suffix: Kroger, Aetna),
     without acronyms of five letters or fewer (ICU, MRSA, NSCLC), drugs, section words and specialties."""
@@ -271,21 +289,25 @@ def spacy_organisations(doc: object, text: str) -> list[Span]:
     for ent in getattr(doc, "ents", ()):
         if ent.label_ != "ORG":
             continue
-        value = ent.text.strip()
+        start, value = _org_phrase(text, ent.start_char, ent.text)
         words = re.findall(r"[^\W\d_]+", value)
         if not words or re.fullmatch(r"[A-Z0-9&/-]{1,5}", value) or re.search(r"\d", value) or \
                 all(w.lower() in lexicon.EN_NOT_NAMES or w.isupper() or lexicon.clinical_word(w) for w in words) or \
                 _drug_word(words, text) or not value[:1].isupper() or _label(text, ent.start_char, ent.end_char):
             continue
+        # Not a phrase of a note (PS today, OSH s/p MI, Wean IV NTG): a word in lower case that joins no names or a
+        # slash inside.
+        if "/" in value or any(w.islower() and w not in _ORG_JOINERS for w in words[1:]):
+            continue
         # Only where an organisation fits: after a preposition or a word for one (works for, via, pharmacy:), and not
         # before an eponym's follower (Bell's palsy, Glasgow Coma Scale) or a dose (Tylenol 500 mg).
         before = text[max(0, ent.start_char - 24):ent.start_char]
-        after = text[ent.start_char + len(value):ent.start_char + len(value) + 30].lower().lstrip(" '")
+        after = text[start + len(value):start + len(value) + 30].lower().lstrip(" '")
         if not _ORG_BEFORE.search(before) or any(w.lower() in lexicon.EPONYM_FOLLOWERS for w in words) or \
                 after.startswith("s ") or after.startswith(tuple(lexicon.EPONYM_FOLLOWERS)) or \
                 re.match(r"\s*\d", after):
             continue
-        out.append(Span(ent.start_char, ent.start_char + len(value), ORGANIZATION, 0.6, "spacy-org"))
+        out.append(Span(start, start + len(value), ORGANIZATION, 0.6, "spacy-org"))
     return out
 
 

@@ -284,7 +284,7 @@ _PLACE_BEFORE_ADDRESS = re.compile(rf"(?P<v>{_ORG_WORD}(?:[ \t]+(?:of|and|&|for|
 _TOWN = re.compile(r"(?<![A-Za-z])(?i:lives|living|resides|residing|moved|relocated|grew\s+up|raised|born|works)"
                    r"(?:\s+(?:alone|independently|with\s+(?:\w+\s+){1,3}?|here|back))?\s+(?i:in|to|from|near|outside(?:\s+of)?)"
                    r"\s+(?P<v>[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+){0,2}(?:,[ \t]*[A-Z]{2}\b)?)")
-_UPPER_STREET = re.compile(r"(?<![\w-])\d{1,6}[ \t]+(?:[NSEW][ \t]+)?(?:[A-Z0-9]+[ \t]+){0,4}"
+_UPPER_STREET = re.compile(r"(?<![\w.,/-])\d{1,6}[ \t]+(?:[NSEW][ \t]+)?(?:[A-Z0-9]+[ \t]+){0,4}"
                            r"(?:ST|AVE|RD|BLVD|DR|LN|CT|WAY|"
                            r"PL|HWY|PKWY|STREET|AVENUE|ROAD|DRIVE|LANE|COURT|BOULEVARD|TERRACE|CIRCLE)\.?"
                            r"(?:,?[ \t]+(?:APT|STE|SUITE|UNIT|#)[ \t]*#?\w+)?"
@@ -322,8 +322,16 @@ def en_places_more(text: str) -> list[Span]:
             out.append(Span(*m.span("v"), ADDRESS, 0.7, "en-town"))
     for rx, name in ((_BASE, "en-base"), (_UPPER_STREET, "en-street-upper"), (_PO_BOX_CITY, "en-po-box"),
                      (_UK_POSTCODE, "uk-postcode")):
-        out += [Span(*m.span(), ADDRESS, 0.8, name) for m in rx.finditer(text)]
+        out += [Span(*m.span(), ADDRESS, 0.8, name) for m in rx.finditer(text)
+                if rx is not _UPPER_STREET or _street_name(m.group())]
     return out + en_notes.places(text)
+
+
+def _street_name(value: str) -> bool:
+    """An upper-case street has a name between its number and its suffix, none of whose words is a common or clinical
+    word (not 3 WAY FOLEY, 116 ST, 1 ST DEGREE, 120 PER DR, 2 CT)."""
+    words = re.findall(r"[A-Z][A-Z'-]*", re.sub(r"^\d+[ \t]+(?:[NSEW][ \t]+)?", "", value).split(",")[0])[:-1]
+    return bool(words) and all(not en_words.common_word(w) and not lexicon.clinical_word(w) for w in words)
 
 
 def places_before_addresses(text: str, spans: list[Span]) -> list[Span]:
@@ -379,6 +387,9 @@ EN_PATTERNS: tuple[PatternSpec, ...] = (
                 r")[ \t][A-Z0-9]{1,4}[ \t-][A-Z0-9]{2,5})(?![\w-])", 0.9, flags=0),
     PatternSpec(PHONE, "en-extension", r"(?<![A-Za-z])(?i:ext\.?|extension|x)[ \t]?(?P<v>\d-\d{4}|\d{4,5})(?!\d)", 0.8,
                 flags=0),
+    # National numbers of the UK and Australia (07700 900734, 01323 555 270, 0161 555 0123, (08) 9021 4478).
+    PatternSpec(PHONE, "uk-au-phone", r"(?<![\w.+/-])(?:\(0[1-9]\)[ ]?\d{4}[ ]?\d{4}|0[1-9][ ]\d{4}[ ]\d{4}|"
+                r"0[1-9]\d{3}[ ]?\d{3}[ ]?\d{3}|0[1-9]\d{2}[ ]?\d{3}[ ]?\d{4})(?![\w-]|\.\d|[ ]\d)", 0.85, flags=0),
     PatternSpec(ACCOUNT_ID, "at-handle", r"(?<![\w.@])@[A-Za-z][A-Za-z0-9_.]{2,29}[A-Za-z0-9_](?![\w@])", 0.85),
     PatternSpec(ACCOUNT_ID, "en-user-cue", r"(?<![A-Za-z])(?i:user(?:name)?|login|screen\s+name)[ \t]*[:=]?[ \t]*"
                 r"(?P<v>(?![a-z]+(?:ed|ing)\b)[a-z][a-z0-9._-]{3,30}[a-z0-9])(?![\w@])", 0.8, flags=0),
@@ -439,7 +450,7 @@ def extend(text: str, spans: list[Span]) -> list[Span]:
             m = re.search(r"(?:(?<![A-Za-z])(?i:ext\.?|x)[ \t]?|#[ \t]?)$", text[max(0, start - 6):start])
             if m is not None and (s.entity == PHONE or m.group().startswith("#")):
                 start -= len(m.group())
-        elif s.entity == ORGANIZATION:
+        elif s.entity == ORGANIZATION and not s.detector.startswith("en-note-"):  # a nursing note's place is one word
             tail = _ORG_TAIL.match(text, end)
             if tail is not None and (not tail.group().startswith(".") or text[end - 2:end] in ("St", "Mt", "Ft")) and \
                     all(_name_like(w) and not _generic_org_word(w) for w in re.findall(r"[A-Za-z]{2,}", tail.group())):

@@ -103,7 +103,52 @@ def cued_names(text: str) -> list[Span]:
         if words and all(not en_words.common_word(w) or en_words.known_name(w) for w in words) and \
                 (len(words) >= 2 or en_words.known_name(words[0]) or "." in m.group("v")):
             out.append(Span(*m.span("v"), NAME, 0.75, "en-note-signature"))
+    out += family_names(text)
     return out + _repeated(text, out)
+
+
+_RELATION = (r"(?:son|daughter|dtr|wife|husband|sister|brother|niece|nephew|friend|mother|father|mom|dad|hcp|proxy|"
+             r"health[ \t]+care[ \t]+proxy|grandson|grand[ -]?daughter|cousin|aunt|uncle|partner|fianc[ée]e?)")
+# A name before the relation it holds (Hank Kowalski (son)) or before a telephone label (Lopie Dunmore cell# 410-…):
+# the label is found first, the words before it read back.
+_RELATION_AFTER = re.compile(rf"(?<=[A-Za-z])[ \t]*(?:\([ \t]*(?i:{_RELATION})[ \t]*\)|"
+                             r"[ \t](?i:cell|home|work|phone|tel|mobile)[ \t]*(?:#|:|(?i:no\.?)|phone)"
+                             r"[ \t]*:?[ \t]*\(?\d{3})")
+_NAME_BEFORE = re.compile(rf"(?<![A-Za-z'’-]){_WORD}(?:[ \t]+{_WORD}){{0,2}}$")
+# A given name that visits or calls (social: bill called; and george called early; (LUCY IS ON VACA)).
+_GIVEN_DOES = re.compile(rf"(?:^|(?<=[\n:;,(.])|(?<=(?i:and)[ \t]))[ \t]*(?P<v>{_WORD})[ \t]+"
+                         r"(?i:called|visited|phoned|came[ \t]+in|in[ \t]+to[ \t]+visit|was[ \t]+updated|"
+                         r"is[ \t]+on[ \t]+vac)",
+                         re.M)
+
+
+# Labels before a telephone that name a role, not a person (Guarantor phone:, Emergency contact cell:).
+_NOT_NAME_LABELS = frozenset(("guarantor", "subscriber", "insured", "member", "emergency", "contact", "patient",
+                              "caller", "office", "clinic", "pharmacy", "main", "alternate", "primary", "secondary"))
+
+
+def family_names(text: str) -> list[Span]:
+    """Names before a relation in brackets or a telephone label, and given names that visit or call."""
+    out = []
+    for label in _RELATION_AFTER.finditer(text):
+        m = _NAME_BEFORE.search(text, max(0, label.start() - 60), label.start())
+        if m is None:
+            continue
+        words = list(re.finditer(_WORD, m.group()))
+        keep = []
+        for w in reversed(words):  # back from the relation while the words may be a name
+            if not en_words.name_word(w.group()) or en_words.function_word(w.group()) or \
+                    w.group().lower() in _NOT_NAME_LABELS:
+                break
+            keep.append(w)
+        if keep:
+            out.append(Span(m.start() + keep[-1].start(), m.start() + keep[0].end(), NAME, 0.7, "en-note-relation"))
+    for m in _GIVEN_DOES.finditer(text):
+        word = m.group("v")
+        if word.lower() in en_words.given_names() and not en_words.function_word(word) and \
+                not lexicon.clinical_word(word):
+            out.append(Span(*m.span("v"), NAME, 0.7, "en-note-given-does"))
+    return out
 
 
 def _repeated(text: str, found: list[Span]) -> list[Span]:
@@ -162,15 +207,28 @@ _PLACE = re.compile(rf"(?<![A-Za-z])(?i:to|from|at|in|by|via)[ \t]+(?:(?i:the)[ 
 
 
 def places(text: str) -> list[Span]:
-    """Hospitals, rehabs and homes by their name's last word after a preposition (see `_PLACE`)."""
+    """Hospitals, rehabs and homes by their name's last word after a preposition (see `_PLACE`): the words back to
+    the last function word before the suffix (via ambulance to kessler-adventist rehab → kessler-adventist rehab),
+    a facility word among them (Baltimore rehab hospital)."""
     out = []
     for m in _PLACE.finditer(text):
-        words = re.findall(_WORD, m.group("w") or m.group("v")[3:])
-        first = words[0].lower() if words else ""
-        if words and not any(en_words.function_word(w) for w in words) and not lexicon.clinical_word(first) and \
-                first not in lexicon.EN_NOT_NAMES and not first.endswith(("ac", "al", "ary", "ic", "ive", "ing")):
-            out.append(Span(*m.span("v"), ORGANIZATION, 0.7, "en-note-place"))
+        saint = m.group("w") is None
+        words = [w for w in re.finditer(_WORD, m.group("w") or m.group("v")[3:])]
+        cut = max((i + 1 for i, w in enumerate(words) if en_words.function_word(w.group()) and
+                   w.group().lower() not in _FACILITY_WORDS), default=0)
+        words = words[cut:]
+        first = words[0].group().lower() if words else ""
+        if words and not lexicon.clinical_word(first) and first not in lexicon.EN_NOT_NAMES and \
+                not (first.endswith(("'s", "’s")) and not saint) and \
+                first not in _FACILITY_WORDS and \
+                (saint or not first.endswith(("ac", "al", "ary", "ic", "ive", "ing"))):
+            start = m.start("v") + (words[0].start() if not saint else 0)
+            out.append(Span(start, m.end("v"), ORGANIZATION, 0.7, "en-note-place"))
     return out
+
+
+# Words that are part of a facility's name, not of the sentence before it (Baltimore rehab hospital).
+_FACILITY_WORDS = frozenset(("rehab", "hospital", "home", "house", "nursing", "general", "memorial", "medical"))
 
 
 # ---------------------------------------------------------------- dates and pagers
@@ -199,7 +257,27 @@ _SETTING_NEAR = re.compile(r"(?<![A-Za-z])(?i:ps|peep|cpap|psv|simv|imv|bipap|ve
                            r"settings?|sedation|rass|cp|c/o|angina|discomfort|pressure|ache|[a-z]*flexion|extension|"
                            r"abduction|adduction|grip|muscle|mmt|[rl]?[ul]e|reflex(?:es)?)(?![A-Za-z])")
 _SCORE_AFTER = re.compile(r"[ \t,]*(?i:pain|cp|angina|chest|back|scale|discomfort|[a-z]+al[ \t]+pain)")
-_PAGER = re.compile(r"(?<![A-Za-z])(?i:pager|beeper|pg|bpr|page)[ \t]*(?:#|no\.?)?[ \t]*:?[ \t]*(?P<v>\d{4,6})(?!\d)")
+_PAGER = re.compile(r"(?<![A-Za-z])(?i:pager|beeper|bleep|bleeper|pg|bpr|page)[ \t]*(?:#|no\.?)?[ \t]*:?[ \t]*"
+                    r"(?P<v>\d{4,6})(?!\d)")
+
+
+# A month with its year (MARCH OF 1993, Aug 2001, sept '98), or a month's full name after a word of time (admitted
+# in sept., since early June): more precise than a year. Not may and mar, nor an abbreviation without a year (the
+# dec in bp).
+_MONTH_ALONE = re.compile(r"(?<![A-Za-z])(?:(?P<cue>(?i:in|since|during|until|till|through|by|early|late|mid))[ \t-]+"
+                          r"(?:(?i:early|late|mid)[ \t-]+)?)?"
+                          r"(?P<v>(?P<m>(?i:january|february|march|april|june|july|august|september|october|november|"
+                          r"december|(?:jan|feb|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?))"
+                          r"(?:[ \t]+(?i:of[ \t]+)?(?P<y>(?:19|20)\d{2}|'\d{2}))?)(?![A-Za-z])")
+
+
+def _month_alone(text: str) -> list[Span]:
+    out = []
+    for m in _MONTH_ALONE.finditer(text):
+        full = len(m.group("m").rstrip(".")) > 4 or m.group("m").rstrip(".").lower() in ("june", "july", "sept")
+        if m.group("y") or (m.group("cue") and full):
+            out.append(Span(m.start("v"), m.end("v"), DATE, 0.7, "en-note-month"))
+    return out
 
 
 def dates_and_pagers(text: str) -> list[Span]:
@@ -217,5 +295,6 @@ def dates_and_pagers(text: str) -> list[Span]:
                 continue
             out.append(Span(*m.span(), DATE, 0.65, "en-note-md"))
     out += [Span(*m.span("v"), DATE, 0.7, "en-note-md") for m in _MD_DASH.finditer(text)]
+    out += _month_alone(text)
     out += [Span(*m.span("v"), PHONE, 0.8, "en-note-pager") for m in _PAGER.finditer(text)]
     return out

@@ -45,6 +45,8 @@ in-law inlaw ho spokesperson came went died lives lived phone cough stool verbal
 comfort max min fem aline dev frank senna urine sputum blood bloody site sites intact assist assistance dose
 measures color colour level clear cloudy fluid sheath sheaths line lines introducer sandwich art tabs tab
 coli diff difficile aureus pylori pneumoniae influenzae outside osh local another prev
+met meet meets meeting request requests requested appear appears appeared amt amts sxn ceo in-law in-laws inlaws
+granddaughter grandaughter grandson
 """))
 
 
@@ -121,8 +123,16 @@ def upper_name(words: list[str]) -> bool:
 
 def upper_note(text: str) -> bool:
     """A note written (nearly) all in upper case, where a capital letter marks no name."""
-    letters = [c for c in text if c.isalpha()]
-    return len(letters) >= 20 and sum(c.isupper() for c in letters) >= 0.8 * len(letters)
+    upper, letters = len(_UPPER.findall(text)), len(_LETTER.findall(text))
+    return letters >= 20 and upper >= 0.8 * letters
+
+
+def lower_note(text: str) -> bool:
+    """A note written (nearly) all in lower case."""
+    return len(_LOWER.findall(text)) >= 0.95 * max(1, len(_LETTER.findall(text)))
+
+
+_UPPER, _LOWER, _LETTER = re.compile(r"[^\W\d_a-z]", re.A), re.compile(r"[a-z]"), re.compile(r"[^\W\d_]", re.A)
 
 
 def leading_names(text: str, start: int, end: int) -> tuple[int, int] | None:

@@ -15,7 +15,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from climedbench.deid import context, detectors, en_context, zh_names
+from climedbench.deid import context, detectors, en_context, en_places, zh_names
 from climedbench.deid.detectors import Span
 from climedbench.deid.intl_ids import INTL_PATTERNS, ocr_digits
 from climedbench.deid.patterns import PATTERNS, PatternSpec
@@ -342,7 +342,8 @@ def _context(text: str, lang: str) -> list[Span]:
 def _places(text: str, lang: str) -> list[Span]:
     spans = detectors.en_addresses(text) + detectors.en_organisations(text)
     if lang == "en":
-        spans += en_context.en_places_more(text)
+        spans += en_context.en_places_more(text) + en_places.en_places(text)
+        spans += en_places.repeated_places(text, spans)
     if _CJK.search(text):
         spans += detectors.zh_addresses(text) + detectors.zh_organisations(text)
     return spans

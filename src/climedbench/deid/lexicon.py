@@ -139,6 +139,15 @@ EPONYM_FOLLOWERS = (
     "dressing", "pouch", "stoma", "bag", "mask", "blade", "knot", "knots",
 )
 # Capitalised words never taken as names on their own (English notes capitalise section titles and drugs).
+# Two-letter clinical abbreviations that notes write with dots, never a person's initials (C.O. 5.2, H.O. aware,
+# back from the O.R., R.T. in to suction, 89 Y.O. woman, in the A.M.).
+EN_DOTTED_ABBREVIATIONS = frozenset((
+    "am", "pm", "co", "ci", "ho", "or", "rt", "rn", "iv", "pt", "ot", "bs", "uo", "is", "dl", "yo", "td", "hl",
+    "po", "pr", "ng", "og", "et", "gi", "gu", "er", "ed", "hr", "bp", "io", "md", "np", "pa", "do", "ob", "im", "sq",
+    "sc", "vs", "cv", "os", "od", "ou", "ns", "lr", "fs", "ss", "bm", "dc", "cp", "nc", "ra", "ua", "sr", "tv", "ef",
+    "lpn", "cna", "prn", "npo", "aka", "eg", "ie", "mr", "ms", "tx", "dx", "hx", "sx", "rx", "fx", "pe", "ct"))
+
+
 EN_NOT_NAMES = frozenset(w.lower() for w in (
     "Patient", "Name", "History", "Present", "Illness", "Physical", "Exam", "Examination", "Assessment", "Plan",
     "Impression", "Findings", "Discharge", "Admission", "Summary", "Diagnosis", "Diagnoses", "Medications",

@@ -143,11 +143,11 @@ PATTERNS: tuple[PatternSpec, ...] = (
     PatternSpec(PHONE, "cn-landline", r"(?<![0-9A-Za-z.])(?:[(（]?(?:\+|00)?86[)）]?[\s-]?)?(?:[(（]0\d{2,3}[)）]|0\d{2,3})"
                 r"[\s\-—–]{0,2}[2-9]\d{2,3}[\s-]?\d{3,4}(?:[\s-]?(?:转|ext\.?|x|-)\s?\d{1,5})?" + _NA, 0.9),
     PatternSpec(PHONE, "us-phone", r"(?<![0-9A-Za-z.])(?:\+?1[\s.-]?)?(?:\(\s?\d{3}\s?\)[\s-]?|\d{3}[\s.-])\d{3}\s?[\s.-]\s?\d{4}"
-                r"(?:\s?(?:ext\.?|x)\s?\d{1,5})?" + _NA, 0.9, _not_toll_free),
+                r"(?:,?\s?(?:ext\.?|x)\s?\d{1,5})?" + _NA, 0.9, _not_toll_free),
     # A seven-digit local number (555-0142).
     PatternSpec(PHONE, "us-local", r"(?<![\w.\-/])[2-9]\d{2}-\d{4}(?![\w\-/]|\.\d)", 0.6),
     PatternSpec(PHONE, "phone-cue", r"(?<![A-Za-z])(?:电话|手机|手机号|联系电话|联系方式|座机|传真|tel(?:ephone)?|phone|mobile|cell|fax|"
-                r"pager|beeper)(?:号码?)?" + _SEP + r"(?P<v>\+?\(?\d[\d\s().-]{5,18}\d)", 0.9),
+                r"pager|beeper|bleep)(?:号码?)?" + _SEP + r"(?P<v>\+?\(?\d[\d\s().-]{5,18}\d)", 0.9),
     PatternSpec(EMAIL, "email", r"[A-Za-z0-9._%+-]+ ?@ ?[A-Za-z0-9.-]+\.[A-Za-z]{2,}", 1.0),
     PatternSpec(URL, "url", r"(?:https?://|www\.)[^\s，。；、<>\"'）)]+", 0.95),
     PatternSpec(URL, "domain-path", r"(?<![\w@.])[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.(?:com|org|net|edu|gov|cn|io|co|us|uk|hk|tw|info)"

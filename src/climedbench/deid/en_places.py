@@ -1,0 +1,189 @@
+"""Places in real English notes, in any case, that no suffix names: a town of libphonenumber's North-American
+geocoding data after a word that places it (lives in catonsville, sister called from Seattle, nephew of Towson,
+FROM ANNAPOLIS, MD), a hospital's acronym after a word of movement (transferred to GH, seen at MGH, w/u by GBMC), a
+named ward or building with its floor (transfer to Quartermain 2, TRANSFERRED TO QUARTERMAIN4), and every other
+place in the note where the distinctive word of a found place stands (… FROM CALVERT HOSPITAL … 7/23 AT CALVERT).
+The gazetteer is a general resource (the towns libphonenumber names for North-American exchanges), not a list of
+any note's places.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from climedbench.deid import en_words, lexicon
+from climedbench.deid.detectors import Span
+from climedbench.deid.en_context import _generic_org_word
+from climedbench.deid.patterns import ADDRESS, ORGANIZATION
+
+_WORD = r"[A-Za-z][A-Za-z'’.]*"
+# A word that places what follows (lives in X, called from X, of X, near X, TO X).
+_TOWN_CUE = re.compile(rf"(?<![A-Za-z])(?i:in|from|of|near|to|outside(?:[ \t]+of)?|around|toward|towards)[ \t]+"
+                       rf"(?=(?P<v>{_WORD}(?:[ \t]+{_WORD}){{0,2}}))")
+# A town right before a state (ANNAPOLIS, MD; Towson, Maryland).
+_STATE_AFTER = re.compile(r"[ \t]*,[ \t]*(?:" + "|".join(lexicon.US_STATES) + r")(?![A-Za-z])|"
+                          r"[ \t]*,?[ \t]*(?i:maryland|"
+                          r"massachusetts|virginia|pennsylvania|new[ \t]+york|new[ \t]+jersey|connecticut|delaware|"
+                          r"california|florida|texas|ohio)(?![A-Za-z])")
+_STATE_ABBREVIATION = re.compile(r"(?<=[A-Za-z]),[ \t]*(?:" + "|".join(lexicon.US_STATES) + r")(?![A-Za-z])")
+# A state's name (towson maryland's facility): the gazetteer is asked about the one to three words before it.
+_STATE_NAME = re.compile(r"(?<=[A-Za-z])[ \t]*,?[ \t]*(?i:maryland|massachusetts|virginia|pennsylvania|new[ \t]+york|"
+                         r"new[ \t]+jersey|connecticut|delaware|california|florida|texas|ohio)(?![A-Za-z])")
+_WORDS_BEFORE = re.compile(r"(?<![A-Za-z'’-])[A-Za-z][A-Za-z'’-]*(?:[ \t]+[A-Za-z][A-Za-z'’-]*){0,2}$")
+# A state's university hospital written short (per U Maryland scale, UNIV OF VIRGINIA).
+_UNIVERSITY = re.compile(r"(?<![A-Za-z])(?:U|u|(?i:univ\.?|university))[ \t]+(?:(?i:of)[ \t]+)?(?i:" +
+                         "|".join(("alabama", "arizona", "arkansas", "california", "colorado", "connecticut", "florida",
+                                   "georgia", "illinois", "iowa", "kansas", "kentucky", "maryland", "massachusetts",
+                                   "michigan", "minnesota", "mississippi", "missouri", "nebraska", "penn",
+                                   "pennsylvania", "pittsburgh", "rochester", "tennessee", "texas", "utah", "vermont",
+                                   "virginia", "washington", "wisconsin", "chicago", "miami")) + r")(?![A-Za-z])")
+# A hospital's acronym (GH, MGH, BWH, GBMC, BIDMC, UMMC) after a word of movement or place.
+_ACRONYM = re.compile(r"(?<![A-Za-z])(?:(?i:to|at|from|into|in|by|via)[ \t]+|@[ \t]*)(?:(?i:the)[ \t]+)?"
+                      r"(?P<v>[A-Za-z]{0,4}(?:[Hh]|[Mm][Cc]|[Hh][Cc]))(?![A-Za-z'’-])")
+# A named ward or building with its floor after a word of movement (transfer to Quartermain 2, ON REISFELD 4).
+_WARD = re.compile(r"(?<![A-Za-z])(?i:(?:transfer|transferred|transfered|trans|tx'?d|sent|admitted|admit|moved|go|"
+                   r"going|went|back|returned|d/c'?d|discharged|brought|taken)[ \t]+(?:to|from)|from|transfer)[ \t]+"
+                   r"(?P<v>(?P<w>[A-Za-z][A-Za-z'’]{3,})[ \t]?\d{1,2})"
+                   r"(?![A-Za-z\d/:%'’+-]|\.\d|[ \t]*(?i:mg|mcg|g|ml|cc|units?|u|meq|mmol|mm|cm|l|lpm|%|hrs?|hours?|"
+                   r"min|x|times|days?|weeks?|am|pm|o'?clock)\b)")
+
+
+@cache
+def towns() -> frozenset[str]:
+    """Lower-cased names of the North-American towns and cities libphonenumber's geocoder gives for telephone
+    exchanges ("Catonsville, MD"); whether one is an everyday word (Normal, Tea) is asked where it stands."""
+    from phonenumbers.geodata import GEOCODE_DATA
+
+    rx = re.compile(r"([A-Za-z][A-Za-z .'-]{3,}), [A-Z]{2}")
+    return frozenset(m.group(1).lower() for prefix, names in GEOCODE_DATA.items() if prefix.startswith("1")
+                     and (m := rx.fullmatch(names.get("en", ""))) is not None)
+
+
+def _town_at(text: str, start: int, end: int) -> int | None:
+    """The end of the longest gazetteer town that starts text[start:end] (three words at most), or None."""
+    words = [m.end() for m in re.finditer(r"[A-Za-z][A-Za-z'’-]*\.?", text[start:end])]
+    for n in range(len(words), 0, -1):
+        value = text[start:start + words[n - 1]].rstrip(".").lower()
+        if re.sub(r"[ \t]+", " ", value) in towns():
+            return start + len(value)
+    return None
+
+
+def _ordinary(word: str, upper_or_lower: bool) -> bool:
+    """A word that is more likely a word than a place: a function, common or clinical word, a state (which Safe
+    Harbor keeps), or — in a sentence-case note — a word not written with a capital."""
+    return en_words.function_word(word) or en_words.common_word(word) or lexicon.clinical_word(word) or \
+        word.lower() in _STATES or word.lower().endswith(("ish", "ese")) or \
+        (not upper_or_lower and not word[:1].isupper())
+
+
+_STATES = frozenset(("alabama", "alaska", "arizona", "arkansas", "california", "colorado", "connecticut", "delaware",
+                     "florida", "georgia", "hawaii", "idaho", "illinois", "indiana", "iowa", "kansas", "kentucky",
+                     "louisiana", "maine", "maryland", "massachusetts", "michigan", "minnesota", "mississippi",
+                     "missouri", "montana", "nebraska", "nevada", "ohio", "oklahoma", "oregon", "pennsylvania",
+                     "tennessee", "texas", "utah", "vermont", "virginia", "washington", "wisconsin", "wyoming"))
+# Where a town is said to be a home (lives in, home in, family in), a town needs no more; after a bare preposition
+# in a note written all in one case, where no capital marks it, it must look like a town's name (…ville, …town) or
+# be written in title case among upper-case words, and not stand before a clinical word (of orange urine).
+_HOME_BEFORE = re.compile(r"(?i:lives?|living|resides?|residing|home|moved|relocated|family|families|members|"
+                          r"vacation(?:ing)?|visiting|raised|born|works?|job|called|calling|return(?:s|ed|ing)?|"
+                          r"go(?:es|ing)?|went|drove|flew|trip|shelter|housing|area)\b[^.;\n]{0,25}$")
+_TOWN_ENDING = re.compile(r"(?i:ville|town|burg|burgh|port|ton|ford|field|wood|dale|mont|polis|boro|borough|mouth|"
+                          r"haven|stead|chester|ham|bury|land|sville)$")
+
+
+def _town_fits(text: str, start: int, end: int, cue: str, one_case: bool) -> bool:
+    words = text[start:end].split()
+    if all(_ordinary(w, True) for w in words):
+        return False
+    if _STATE_AFTER.match(text, end) is not None:
+        return True
+    after = re.match(r"[ \t]*([A-Za-z]+)", text[end:end + 20])
+    if after is not None and (lexicon.clinical_word(after.group(1)) or (en_words.common_word(after.group(1)) and
+                                                                        after.group(1).lower() not in _AFTER_TOWN)):
+        return False
+    home = _HOME_BEFORE.search(text, max(0, start - 40), start) is not None
+    title_in_upper = words[0][:1].isupper() and not words[0].isupper()  # marked in a note written in one case
+    if not one_case:
+        return not _ordinary(words[0], False) and (cue.lower() != "to" or home)
+    return title_in_upper or (home and not _ordinary(words[0], True)) or \
+        (cue.lower() != "to" and _TOWN_ENDING.search(words[-1]) is not None)
+
+
+# Words that may follow a town in a sentence (in Towson visited today, from Seattle and, in Rockville where).
+_AFTER_TOWN = frozenset(("today", "tomorrow", "tonight", "yesterday", "visited", "visiting", "area", "called",
+                         "and", "or", "but", "where", "when", "who", "with", "to", "for", "the", "is", "was", "he",
+                         "she", "they", "this", "last", "next", "on", "at", "in", "by", "via", "per", "after", "before",
+                         "until", "since", "now", "then", "will", "would", "has", "had", "have", "are", "were"))
+_VOWELS = frozenset("aeiouyAEIOUY")
+
+
+def en_places(text: str) -> list[Span]:
+    """Towns, hospital acronyms and named wards (see the module's description)."""
+    out = []
+    one_case = en_words.upper_note(text) or en_words.lower_note(text)
+    for m in _TOWN_CUE.finditer(text):
+        end = _town_at(text, *m.span("v"))
+        if end is not None and _town_fits(text, m.start("v"), end, m.group().split()[0], one_case):
+            out.append(Span(m.start("v"), end, ADDRESS, 0.7, "en-note-town"))
+    for rx in (_STATE_NAME, _STATE_ABBREVIATION):  # Towson, MD; towson maryland's: the town ends at the state
+        for state in rx.finditer(text):
+            before = _WORDS_BEFORE.search(text, max(0, state.start() - 40), state.start())
+            words = before.group() if before is not None else ""
+            for a in [w.start() for w in re.finditer(r"[A-Za-z][A-Za-z'’-]*", words)]:
+                value = words[a:]
+                if re.sub(r"[ \t]+", " ", value.lower()) in towns() and \
+                        not all(_ordinary(w, True) for w in value.split()):
+                    out.append(Span(state.start() - len(value), state.start(), ADDRESS, 0.7, "en-note-town"))
+                    break
+    for m in _ACRONYM.finditer(text):
+        v = m.group("v")
+        vowels = [i for i, c in enumerate(v) if c in _VOWELS]
+        # Letters that spell no word: no vowel, or one as the first letter (GH, MGH, GBMC, UMMC; not SYNCH, PUSH).
+        if (v.isupper() or (one_case and v.islower() and not vowels)) and vowels in ([], [0]) and len(v) >= 2 and \
+                not re.match(r"[ \t]*\d+\.\d", text[m.end():m.end() + 8]) and \
+                not re.fullmatch(r"(?i:[cpstw]h)", v) and not en_words.common_word(v) and \
+                not lexicon.clinical_word(v) and v.lower() not in lexicon.EN_NOT_NAMES:
+            out.append(Span(*m.span("v"), ORGANIZATION, 0.7, "en-note-hospital-acronym"))
+    out += [Span(*m.span(), ORGANIZATION, 0.75, "en-note-university") for m in _UNIVERSITY.finditer(text)]
+    for m in _WARD.finditer(text):
+        w = m.group("w")
+        if not _ordinary(w, True) and w.lower() not in lexicon.EN_NOT_NAMES and "-" not in w:
+            out.append(Span(*m.span("v"), ORGANIZATION, 0.7, "en-note-ward"))
+    return out
+
+
+# Words of a found place that name no one place (the suffix of CALVERT HOSPITAL, a state, a preposition).
+_GENERIC = frozenset(("hospital", "hosp", "medical", "center", "centre", "general", "memorial", "regional", "rehab",
+                      "rehabilitation", "nursing", "home", "house", "manor", "healthcare", "health", "clinic",
+                      "facility", "saint", "st", "mount", "mt", "university", "county", "city", "north", "south",
+                      "east", "west", "new", "lake", "beach", "air", "park", "valley", "village", "walk", "square",
+                      "plaza", "street", "road", "avenue", "family", "care", "children", "community", "heights",
+                      "women", "womens", "veterans", "state", "national", "international", "united", "christian"))
+
+
+# The detectors whose places are repeated (not spaCy's, whose organisations are often drugs or devices here).
+# (Those of real notes' forms: an organisation of a typed letterhead or form repeats its kind of place — School,
+# Hospice, Therapy — more often than its name.)
+_REPEATABLE = frozenset(("en-org-upper", "en-note-place", "en-note-town", "en-note-ward", "en-note-hospital-acronym",
+                         "en-town"))
+
+
+def repeated_places(text: str, found: list[Span]) -> list[Span]:
+    """The distinctive words of found hospitals, wards and towns (four letters or more, not a generic word) wherever
+    else the note writes them, in any case (… FROM CALVERT HOSPITAL … 7/23 AT CALVERT; F-MICU/QUARTERMAIN/CCU)."""
+    found = [s for s in found if s.detector in _REPEATABLE]
+    parts = {w.lower() for s in found
+             for w in re.findall(r"(?<![A-Za-z'’])[A-Za-z]{4,}(?![A-Za-z'’])", text[s.start:s.end])
+             if w.lower() not in _GENERIC and w.lower() not in _STATES and not en_words.common_word(w) and
+             not lexicon.clinical_word(w) and not _generic_org_word(w)
+             and w.lower() not in lexicon.EN_NOT_NAMES}
+    parts |= {text[s.start:s.end].lower() for s in found if s.detector == "en-note-hospital-acronym"}
+    if not parts:
+        return []
+    rx = re.compile(r"(?<![A-Za-z'’-])(?i:" + "|".join(map(re.escape, sorted(parts))) + r")(?![A-Za-z'’-])")
+    towns_found = {w.lower() for s in found if s.entity == ADDRESS for w in re.findall(r"[A-Za-z'’]+",
+                                                                                      text[s.start:s.end])}
+    return [Span(*m.span(), ADDRESS if m.group().lower() in towns_found else ORGANIZATION, 0.7,
+                 "en-note-place-repeat") for m in rx.finditer(text)]
