@@ -2,7 +2,7 @@
 
 UK, Irish, Australian, New Zealand, Canadian and Hong Kong notes label their numbers differently from US and mainland
 notes (Hosp No, UR/URN, NHS, CHI, NHI, Medicare 2953 61148 2-1, OHIP, RAMQ, PHN, HCN, GMC, AHPRA, Provider No) and
-write their phones in their own groups (07700 900 734, (08) 9021 4478, 0412 345 678); labs and pharmacies print
+write their phones in their own groups (en_context's uk-au-phone reads those); labs and pharmacies print
 CLIA, CAP and NCPDP numbers; dictations end with a job number; imaging numbers stand in brackets after the study
 (胸片（DR241209-55）). Values must look like identifiers (digits, or letters with digits), so a label word used in
 prose (the cap of a vial, UR as in urine) takes nothing. Used for notes of every language (mixed notes are common).
@@ -73,24 +73,12 @@ INTL_PATTERNS: tuple[PatternSpec, ...] = (
                 r"(?P<v>(?:[A-Z]{2,4}[ \t])?[A-Z]{0,2}\d[\d \t-]{3,16}\d(?:[ \t-]?[A-Z]{1,2})?(?:[ \t-]\d)?|"
                 r"[A-Z]{2}\d{6,9}|[0-9A-Z]{2,8}(?:-[0-9A-Z]{2,8}){2,4})(?![\w-])",
                 0.9, _has_digits(6), flags=0),
-    # UK mobiles and landlines (07700 900 734, 01323 555 270, 020 7946 0958).
-    PatternSpec(PHONE, "uk-phone",
-                r"(?<![\w+.-])(?:\+44[ \t]?\(?0?\)?[ \t]?|0)(?:7\d{3}[ \t]?\d{3}[ \t]?\d{3}|"
-                r"1\d{3}[ \t]?\d{3}[ \t]?\d{3}|2\d[ \t]?\d{4}[ \t]?\d{4})(?![\w-])", 0.9),
-    # Australian numbers ((08) 9021 4478, 07 5550 2213, 0412 345 678, +61 2 9876 5432).
-    PatternSpec(PHONE, "au-phone",
-                r"(?<![\w+.-])(?:\(0[2378]\)[ \t]?|0[2378][ \t]|\+61[ \t]?[2378][ \t])\d{4}[ \t]?\d{4}(?![\w-])|"
-                r"(?<![\w+.-])04\d{2}[ \t]\d{3}[ \t]\d{3}(?![\w-])", 0.9),
     # A number after a contact word (bleep 4471, contact 9188 4417, reached on …, callback …, 内线6218, 分机 2204).
     PatternSpec(PHONE, "contact-cue",
                 r"(?<![A-Za-z])(?:(?i:bleep|contact|callback|call[ \t]+back[ \t]+(?:on|at)|reached[ \t]+(?:on|at)|"
                 r"page[ \t]+(?:at|on)|NOK)|内线|分机|总机|座机号?)[ \t,:：]*"
                 r"(?P<v>\+?\(?\d[\d \t().-]{2,16}\d)(?![\w-])",
                 0.85),
-    # A phone's extension after a comma ((719) 555-0148, ext 22): the number and its extension are one value.
-    PatternSpec(PHONE, "phone-comma-ext",
-                r"(?<![\w.])(?:\+?1[ .-]?)?(?:\(\d{3}\)[ \t]?|\d{3}[ .-])\d{3}[ .-]\d{4},[ \t]*(?i:ext\.?|extension|x)"
-                r"[ \t]?\d{1,5}(?!\d)", 0.9),
     # Plates after a vehicle word (truck (NC PKD-8842), vehicle PA LKT-3390, reg 191-D-48213) …
     PatternSpec(LICENSE_PLATE, "intl-plate",
                 r"(?<![A-Za-z])(?i:reg(?:istration)?|vehicle|truck|car|van|cab)[ \t(]+"
