@@ -75,10 +75,10 @@ def test_look_alikes_are_kept(analyzer, lang, text, keep):
 
 @pytest.mark.parametrize("value", ["Ann", "ann", "Ng", "李娜", "O'Neil", "-x", "a_b", "5"])
 def test_occurrences_finds_what_re_finditer_finds(value):
-    """detectors.occurrences (str.find, no pattern compiled per name) against re.finditer over the same value."""
+    """find.occurrences (str.find, no pattern compiled per name) against re.finditer over the same value."""
     import re
 
-    from climedbench.deid.detectors import occurrences
+    from climedbench.deid.find import occurrences
 
     text = ("Ann saw ann; Annie and Ann_ B. Ann's Ng,Ng Ngs 李娜李娜娜 见李娜。O'Neil O'Neils -x--x a_b a_bc 5 55 x5 "
             "AnnAnn Ann")

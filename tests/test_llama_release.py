@@ -1,6 +1,10 @@
 """Closing the in-process model does not hang: two copies loaded side by side are loaded and closed over and over
-in a child process, which must finish. Before models/llamacpp.py freed the copies from a thread of their own, this
-hung in xllamacpp's server shutdown within five cycles in 3 of 3 tries (a join that never returned)."""
+in a child process, which must finish, while two busy processes load the machine. Before models/llamacpp.py freed the
+copies from a thread of their own, this hung in xllamacpp's server shutdown within five cycles in 3 of 3 tries (a join
+that never returned). With that, it still hung at the first cycle on a loaded machine (2 of 2 parallel test runs, then
+2 of 2 runs beside two busy processes): a copy closed before its task loop had started lost its terminate(); since
+each copy answers a request before use (llamacpp.wait_for_loop), 16 cycles finished in 3 of 3 runs under load.
+"""
 
 from __future__ import annotations
 
@@ -10,9 +14,7 @@ import textwrap
 
 import pytest
 
-# Alone, after the parallel run: with a pytest-xdist worker beside it, xllamacpp's shutdown hung at the first
-# load/close cycle (2 of 2 parallel runs, 2026-11-29; threads stuck joining inside Server's destructor, which holds
-# the GIL, so `release`'s time limit cannot help). In a pytest of its own it has passed in every run so far.
+# Alone, after the parallel run: it brings its own load (two busy processes), which is what made the hang show.
 pytestmark = [pytest.mark.model, pytest.mark.solo]
 
 CYCLES = 16
@@ -29,10 +31,18 @@ SCRIPT = textwrap.dedent(f"""
 """)
 
 
+BUSY = "while True: pass"
+
+
 def test_two_copies_load_and_close_again_and_again_without_hanging():
+    busy = [subprocess.Popen([sys.executable, "-c", BUSY]) for _ in range(2)]
     try:
-        done = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=600)
+        done = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=240)
     except subprocess.TimeoutExpired as e:
         pytest.fail(f"loading and closing the model hung after cycles {e.stdout!r}")
+    finally:
+        for p in busy:
+            p.kill()
+            p.wait()
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == [str(i) for i in range(CYCLES)]

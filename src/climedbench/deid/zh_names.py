@@ -9,7 +9,8 @@ import re
 from functools import cache
 
 from climedbench.deid import jieba_hmm, lexicon, zh_tables
-from climedbench.deid.detectors import Span, occurrences
+from climedbench.deid.detectors import Span
+from climedbench.deid.find import occurrences
 from climedbench.deid.patterns import NAME
 from climedbench.deid.zh_name_forms import jieba_words as _jieba_words
 from climedbench.deid.zh_name_forms import zh_name_forms
