@@ -250,12 +250,12 @@ def _org_span(text: str, s: int, e: int, detector: str) -> Span | None:
         value = value.rstrip(".")
     words = re.findall(r"[A-Za-z][A-Za-z'’]*", value)
     if not words or value.lower() in _NOT_ORG or words[0].lower() in _NOT_ORG or \
-            all(_generic_org_word(w) for w in words):
+            all(generic_org_word(w) for w in words):
         return None
     return Span(s, s + len(value), ORGANIZATION, 0.75, detector)
 
 
-def _generic_org_word(word: str) -> bool:
+def generic_org_word(word: str) -> bool:
     w = word.lower()
     return w in lexicon.EN_NOT_NAMES or w in _GENERIC_ORG_WORDS or w in _SPECIALTY_WORDS or \
         lexicon.clinical_word(w) or w.endswith(("ology", "ologic", "ological", "iatric", "iatrics", "ary", "ic", "ics"))
@@ -453,10 +453,10 @@ def extend(text: str, spans: list[Span]) -> list[Span]:
         elif s.entity == ORGANIZATION and not s.detector.startswith("en-note-"):  # a nursing note's place is one word
             tail = _ORG_TAIL.match(text, end)
             if tail is not None and (not tail.group().startswith(".") or text[end - 2:end] in ("St", "Mt", "Ft")) and \
-                    all(_name_like(w) and not _generic_org_word(w) for w in re.findall(r"[A-Za-z]{2,}", tail.group())):
+                    all(_name_like(w) and not generic_org_word(w) for w in re.findall(r"[A-Za-z]{2,}", tail.group())):
                 end = tail.end()
             head = _ORG_HEAD.search(text, max(0, start - 40), start)
-            if head is not None and all(_name_like(w) and not _generic_org_word(w)
+            if head is not None and all(_name_like(w) and not generic_org_word(w)
                                         for w in re.findall(r"[A-Za-z]{2,}", head.group())):
                 start = head.start()
         out.append(Span(start, end, s.entity, s.score, s.detector) if (start, end) != (s.start, s.end) else s)

@@ -14,7 +14,7 @@ from functools import cache
 
 from climedbench.deid import en_words, lexicon
 from climedbench.deid.detectors import Span
-from climedbench.deid.en_context import _generic_org_word
+from climedbench.deid.en_context import generic_org_word
 from climedbench.deid.patterns import ADDRESS, ORGANIZATION
 
 _WORD = r"[A-Za-z][A-Za-z'’.]*"
@@ -177,7 +177,7 @@ def repeated_places(text: str, found: list[Span]) -> list[Span]:
     parts = {w.lower() for s in found
              for w in re.findall(r"(?<![A-Za-z'’])[A-Za-z]{4,}(?![A-Za-z'’])", text[s.start:s.end])
              if w.lower() not in _GENERIC and w.lower() not in _STATES and not en_words.common_word(w) and
-             not lexicon.clinical_word(w) and not _generic_org_word(w)
+             not lexicon.clinical_word(w) and not generic_org_word(w)
              and w.lower() not in lexicon.EN_NOT_NAMES}
     parts |= {text[s.start:s.end].lower() for s in found if s.detector == "en-note-hospital-acronym"}
     if not parts:
