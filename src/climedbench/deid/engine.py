@@ -278,11 +278,9 @@ def normalise(text: str) -> tuple[str, list[int]]:
         if sum(c.isdigit() for c in m.group()) < 4:
             continue
         drop.update(i for i in range(m.start(), m.end()) if s[i] == " ")
-    if not drop:
-        return ocr_digits(s), list(range(len(s)))
-    where = [i for i in range(len(s)) if i not in drop]
+    where = [i for i in range(len(s)) if i not in drop] if drop else list(range(len(s)))
     # O and З read as 0 and 3 inside digit runs (one character for one, so `where` holds)
-    return ocr_digits("".join(s[i] for i in where)), where
+    return ocr_digits("".join(s[i] for i in where) if drop else s), where
 
 
 @cache

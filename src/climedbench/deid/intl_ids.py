@@ -11,7 +11,6 @@ prose (the cap of a vial, UR as in urine) takes nothing. Used for notes of every
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from climedbench.deid import lexicon
 from climedbench.deid.patterns import (
@@ -30,10 +29,8 @@ _SEP = r"[ \t]*(?:#|(?i:no\.?|number|num))?[ \t]*[:#：]?[ \t]*"
 _VALUE = r"(?P<v>(?:[A-Z]{2,5}[ \t])?[A-Z]{0,4}-?\d[0-9A-Z]*(?:[ -][0-9A-Z]+){0,3}(?:\(\d\))?)(?![\w-])"
 
 
-def _has_digits(n: int) -> Callable[[str], bool]:
-    def check(value: str) -> bool:
-        return sum(c.isdigit() for c in value) >= n
-    return check
+def _six_digits(value: str) -> bool:
+    return sum(c.isdigit() for c in value) >= 6
 
 
 _STATES = "|".join(lexicon.US_STATES)
@@ -72,7 +69,7 @@ INTL_PATTERNS: tuple[PatternSpec, ...] = (
                 r"(?i:member)|(?i:health[ \t]+card)|新农合|医保|社保)" + _SEP +
                 r"(?P<v>(?:[A-Z]{2,4}[ \t])?[A-Z]{0,2}\d[\d \t-]{3,16}\d(?:[ \t-]?[A-Z]{1,2})?(?:[ \t-]\d)?|"
                 r"[A-Z]{2}\d{6,9}|[0-9A-Z]{2,8}(?:-[0-9A-Z]{2,8}){2,4})(?![\w-])",
-                0.9, _has_digits(6), flags=0),
+                0.9, _six_digits, flags=0),
     # A number after a contact word (bleep 4471, contact 9188 4417, reached on …, callback …, 内线6218, 分机 2204).
     PatternSpec(PHONE, "contact-cue",
                 r"(?<![A-Za-z])(?:(?i:bleep|contact|callback|call[ \t]+back[ \t]+(?:on|at)|reached[ \t]+(?:on|at)|"
@@ -105,13 +102,9 @@ INTL_PATTERNS: tuple[PatternSpec, ...] = (
 )
 
 
-def _ocr_digit_map() -> dict[int, str]:
-    """Letters OCR reads for digits (O and o for 0, Cyrillic З for 3), inside a run of digits only."""
-    return {ord("O"): "0", ord("o"): "0", ord("З"): "3", ord("з"): "3"}
-
-
+# Letters OCR reads for digits (O and o for 0, Cyrillic З for 3), read so inside a run of digits only.
+_OCR_MAP = str.maketrans("OoЗз", "0033")
 _OCR_RUN = re.compile(r"(?<![A-Za-z])[\dOoЗз][\dOoЗз \t().-]{4,18}[\dOoЗз](?![A-Za-z])")
-_OCR_MAP = _ocr_digit_map()
 
 
 def ocr_digits(text: str) -> str:

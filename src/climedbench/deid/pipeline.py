@@ -22,7 +22,7 @@ from climedbench.deid.detectors import Span
 from climedbench.deid.engine import Analyzer, DeidConfig, detect_language, merge
 from climedbench.deid.model_pass import ModelPass
 from climedbench.deid.notes import Note, Options, Record, find_files, iter_notes, read_file, write_file
-from climedbench.deid.surrogates import Mode, Replacer
+from climedbench.deid.surrogates import Mode, Replacer, real_strings
 from climedbench.errors import ConfigError
 
 MANIFEST = "deid_manifest.json"
@@ -94,7 +94,7 @@ def _replace(text: str, lang: str, spans: list[Span], patient: str, replacer: Re
     if not spans:
         return text, lang, spans, []
     # Presidio's anonymizer applies one custom operator per type; spans were merged, so none overlap.
-    real = frozenset(text[s.start:s.end] for s in spans)  # no surrogate may print one of them (replace_avoiding)
+    real = real_strings(text[s.start:s.end] for s in spans)  # no surrogate may print one of them (replace_avoiding)
     operators = {e: OperatorConfig("custom", {"lambda": lambda v, e=e: replacer.replace_avoiding(e, v, patient, lang,
                                                                                                 real)})
                  for e in {s.entity for s in spans}}

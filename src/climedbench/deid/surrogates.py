@@ -13,6 +13,7 @@ import hmac
 import random
 import re
 import secrets
+from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 from typing import Literal
@@ -79,8 +80,9 @@ class Replacer:
 
     def replace_avoiding(self, entity: str, value: str, patient: str, language: str, avoid: frozenset[str]) -> str:
         """`replace`, drawn again when a drawn name, address or organisation contains one of the note's real PHI
-        strings `avoid` (or lies inside one): the surrogate 李娜红 for one person would print another's real name 李娜.
-        The first draw is the one every other note of the patient gets, so only such a note's surrogate differs."""
+        strings `avoid` (`real_strings`), or lies inside one: the surrogate 李娜红 for one person would print
+        another's real name 李娜. The first draw is the one every other note of the patient gets, so only such a
+        note's surrogate differs."""
         if entity not in DRAWN or self.mode == "mask":
             return self.replace(entity, value, patient, language)
         for attempt in range(MAX_DRAWS):
@@ -136,14 +138,22 @@ DRAWN = frozenset({"NAME", "ADDRESS", "ORGANIZATION"})
 MAX_DRAWS = 12
 
 
+def squeezed(value: str) -> str:
+    """A value as `collides` compares it: without white space, case folded."""
+    return re.sub(r"\s+", "", value).casefold()
+
+
+def real_strings(values: Iterable[str]) -> frozenset[str]:
+    """A note's real PHI strings as `collides` reads them (squeezed once per note, not once per draw)."""
+    return frozenset(squeezed(v) for v in values)
+
+
 def collides(fake: str, avoid: frozenset[str]) -> bool:
-    """Whether a surrogate contains a real PHI string of the note (two Chinese characters or three others or more),
-    or is part of one."""
-    squeezed = re.sub(r"\s+", "", fake).casefold()
+    """Whether a surrogate contains one of the note's real PHI strings `avoid` (from `real_strings`; two Chinese
+    characters or three others or more), or is part of one."""
+    mine = squeezed(fake)
     for real in avoid:
-        real = re.sub(r"\s+", "", real).casefold()
-        if (len(real) >= _shortest(real) and real in squeezed) or \
-                (len(squeezed) >= _shortest(squeezed) and squeezed in real):
+        if (len(real) >= _shortest(real) and real in mine) or (len(mine) >= _shortest(mine) and mine in real):
             return True
     return False
 

@@ -227,11 +227,12 @@ def wait_for_loop(server: Any) -> Any:
 
 
 def release(servers: list[Any], wait: float = 60.0, hard_limit: float = 300.0) -> None:
-    """Free model copies from a thread of their own, not the caller's. Dropping two copies loaded side by side
-    from the main thread hung in xllamacpp's server shutdown (a join that never returned) within five load/close
-    cycles in 3 of 3 tries; from another thread, 0 hangs in 25 cycles (tests/test_llama_release.py runs 16; at 10
-    cycles it failed on the old code in 1 of 2 tries). Should the shutdown still not finish within `wait` seconds,
-    the run goes on (the copies stay allocated until the process ends) rather than hang.
+    """Free model copies from a thread of their own, not the caller's. Dropping two copies loaded side by side from the
+    main thread hung in xllamacpp's server shutdown (a join that never returned) within five load/close cycles in 3
+    of 3 tries; from another thread, 0 hangs in 25 cycles (at 10 cycles the test failed on the old code in 1 of 2
+    tries; tests/test_llama_release.py now runs 8 beside two busy processes, see `wait_for_loop`). Should the
+    shutdown still not finish within `wait` seconds, the run goes on (the copies stay allocated until the process
+    ends) rather than hang.
 
     That limit needs the GIL back, and a shutdown seen hanging beside a busy process (2 of 2 parallel test runs) held
     it inside xllamacpp's destructor. So a C-level watchdog (faulthandler, no GIL needed) is armed too: after
