@@ -10,9 +10,8 @@ any note's places.
 from __future__ import annotations
 
 import re
-from functools import cache
 
-from climedbench.deid import en_words, lexicon
+from climedbench.deid import en_words, lexicon, tables
 from climedbench.deid.detectors import Span
 from climedbench.deid.en_context import generic_org_word
 from climedbench.deid.patterns import ADDRESS, ORGANIZATION
@@ -49,7 +48,7 @@ _WARD = re.compile(r"(?<![A-Za-z])(?i:(?:transfer|transferred|transfered|trans|t
                    r"min|x|times|days?|weeks?|am|pm|o'?clock)\b)")
 
 
-@cache
+@tables.stored("en_towns")
 def towns() -> frozenset[str]:
     """Lower-cased names of the North-American towns and cities libphonenumber's geocoder gives for telephone
     exchanges ("Catonsville, MD"); whether one is an everyday word (Normal, Tea) is asked where it stands."""

@@ -9,6 +9,8 @@ import io
 import re
 from functools import cache
 
+from climedbench.deid import tables
+
 # Common surnames Faker's zh_CN list lacks (闫, 肖, ...), added to it.
 EXTRA_SURNAMES = ("闫肖薛余雷钟龙唐郭尹邵熊孟秦阎潘杜戴夏汪田任姜范方石姚谭廖邹陆金魏贾崔康毛邱江史顾侯万段钱汤黎易常武乔贺"
                   "赖龚文庞樊兰殷施陶洪翟安颜倪严牛温芦季俞章鲁葛伍韦申尤毕聂丁焦向柳邢路岳齐梅莫庄辛管祝左涂谷祁时舒耿牟卜"
@@ -221,7 +223,7 @@ EN_STREET = (r"(?:Broadway|Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|D
 US_STATES = ["AL", "AK", "AZ", "AR", "CA", "CO", "CT", "DE", "FL", "GA", "HI", "ID", "IL", "IN", "IA", "KS", "KY", "LA", "ME", "MD", "MA", "MI", "MN", "MS", "MO", "MT", "NE", "NV", "NH", "NJ", "NM", "NY", "NC", "ND", "OH", "OK", "OR", "PA", "RI", "SC", "SD", "TN", "TX", "UT", "VT", "VA", "WA", "WV", "WI", "WY", "DC"]
 
 
-@cache
+@tables.stored("zh_surnames")
 def zh_surnames() -> tuple[frozenset[str], frozenset[str]]:
     """(single-character surnames, compound surnames)."""
     import opencc
@@ -252,7 +254,7 @@ def zh_given_name_chars() -> frozenset[str]:
     return frozenset("".join((*Provider.first_names, *TwProvider.first_names)))
 
 
-@cache
+@tables.stored("pinyin_surnames")
 def pinyin_surnames() -> frozenset[str]:
     """Capitalised pinyin of the surnames (Zhang, Wang, Ouyang...), for romanised Chinese names."""
     from pypinyin import Style, lazy_pinyin
@@ -264,7 +266,7 @@ def pinyin_surnames() -> frozenset[str]:
     return frozenset(x for x in out if x.isalpha() and len(x) >= 2)
 
 
-@cache
+@tables.stored("china_places")
 def china_places() -> tuple[frozenset[str], frozenset[str]]:
     """(province names and aliases, names of cities and counties with their aliases) from JioNLP's gazetteer."""
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):

@@ -13,6 +13,8 @@ import re
 from functools import cache
 from pathlib import Path
 
+from climedbench.deid import tables
+
 _TOWN_ENDINGS = ("街道", "苏木", "镇", "乡")
 # What may follow a town: villages, groups, house numbers (…镇青石村3组, …乡前进村12号).
 _AFTER_TOWN = re.compile(r"(?:[\u4e00-\u9fa5]{1,6}?(?:村|社区|嘎查|屯|组|队))*(?:\d{1,4}(?:组|号|队))?")
@@ -84,7 +86,7 @@ def _location_file() -> Path:
     return Path(jionlp.__file__).parent / "dictionary" / "china_location.txt"
 
 
-@cache
+@tables.stored("zh_towns")
 def towns() -> frozenset[str]:
     """Names of towns, townships, sub-districts and sumu (JioNLP's location list, its fourth level), three
     characters or more (not 城镇, 乡镇)."""
@@ -106,7 +108,7 @@ def _short_names() -> tuple[frozenset[str], frozenset[str]]:
     return short, counties
 
 
-@cache
+@tables.stored("zh_aliases")
 def _aliases() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
     """(short city names, short county names with 县, the bare short names of counties and districts: 滦南, 海淀)."""
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
