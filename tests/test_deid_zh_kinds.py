@@ -79,3 +79,10 @@ def test_a_place_after_lai_is_an_address_not_a_name(analyzer: Analyzer) -> None:
 ])
 def test_republic_of_china_dates_move_in_their_own_years(date: str, days: int, moved: str) -> None:
     assert shift_date(date, days) == moved
+
+
+def test_thanks_before_a_surname_and_a_title(analyzer: Analyzer) -> None:
+    # 谢 of 谢谢 / 感谢 is no surname: the name is the surname before the title; 谢谢医生 holds no name.
+    text = "好的谢谢严医生！感谢谢医生的帮助。多谢王医生。谢谢医生。"
+    spans = analyzer.analyze(text, "zh")
+    assert sorted((s.start, text[s.start:s.end]) for s in spans) == [(4, "严"), (10, "谢"), (19, "王")]

@@ -224,6 +224,12 @@ def zh_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
         name = text[start:end]
         if len(name) >= 3 and name[0] in lexicon.FUNCTION_SURNAMES:  # 由邵楠医生: 由 is "by", not a surname here
             start, name = start + 1, name[1:]
+        # Thanks before the title (谢谢严医生, 感谢谢医生, 多谢王医生, 谢谢医生): 谢 of 谢谢 / 感谢 / 多谢 is no surname.
+        thanks = 1 if text[start - 1:start + 1] in ("感谢", "多谢") else 2 if name.startswith("谢谢") else 0
+        if thanks:
+            if len(name) == thanks:
+                continue
+            start, name = start + thanks, name[thanks:]
         sl = 2 if name[:2] in compound else 1
         # A role before the title, not a name (管床 of 管床医生, 值班 of 值班医师).
         if len(name) < sl or any(text.startswith(w, start) and len(w) > len(name) for w in lexicon.ZH_NAME_BEFORE):
