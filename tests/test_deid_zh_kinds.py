@@ -4,7 +4,8 @@ newspapers), a site or a station after a hospital or a centre, university hospit
 财经 universities; short place names with their district's word, after 来 or before 一家, sights and streets without a
 number after a place's word, a flat's number after its building; staff after a workplace role, the anaesthetist,
 staff after a department, a Taiwanese husband, a Cantonese son; a machine's serial, identifiers listed after a cued
-one, an ISBT 128 donation number. Each case also keeps what must stay. All the notes are written for this test, not
+one, an ISBT 128 donation number; a name in quotes after 自称, after 证实为 / 核实为 and 儿童：, a highway without its
+kilometre post, a surname before a title after thanks (谢谢严医生). Each case also keeps what must stay. All the notes are written for this test, not
 taken from any corpus."""
 
 from __future__ import annotations
@@ -51,6 +52,11 @@ CASES = [
      "血浆由血库包丽华发放。\n先生林冠宇陪同就诊。病人話個仔陳家樂每次陪診。\n病例名单：滕浩然、雷诗涵。麻醉成功后消毒。",
      ["乌兰", "柏静", "闻国强", "房立新", "孔丹", "苗青", "包丽华", "林冠宇", "陳家樂", "滕浩然"],
      ["麻醉：", "全麻）", "麻醉成功"]),
+    # The name a person gives in quotes, a name found out later (证实为, 核实为), a child after 儿童：, a highway
+    # without its kilometre post; what a person says of themselves and a diagnosis found out stay.
+    ("送来一名老年男性，自称\"贾德旺\"，说不清住址。\n姓名：不详（后证实为申屠海）　男　约40岁\n醉酒，后经民警核实为洪九。\n"
+     "儿童：欧阳乐　性别：男\n事故：G30连霍高速嘉峪关段大货车侧翻。自称头晕。证实为肺炎。",
+     ["贾德旺", "申屠海", "洪九", "欧阳乐", "G30连霍高速"], ["头晕", "肺炎"]),
     # A machine's serial, the next of a list of blood bags, an ISBT 128 donation number; a machine's station stays.
     ("透析机：某品牌（机号5008X-3C44120）\n悬浮红细胞 2U（血袋号0223E0911201、0223E0911218）\n"
      "献血码：=W1234 24 556677　发血时间：略\n透析机号：3　床号：5",

@@ -357,6 +357,8 @@ def _more_regexes() -> dict[str, re.Pattern[str]]:
                                    rf"(?P<v>{surname}{_CJK1}{{1,2}})(?=[）)])|麻醉(?P<w>{surname}{_CJK1}{{1,2}}?)(?=[（(]))"),
         "department-staff": re.compile(rf"(?<=[科库])(?P<v>{surname}{_CJK1}{{1,2}}?)"
                                        r"(?=在场|到场|发放|翻译|负责|陪同|协助|签字)"),
+        # The name a person gives in quotes (自称"某某").
+        "self-named": re.compile(rf"自称[为是叫]?[“\"「『](?P<v>{surname}{_CJK1}{{1,2}})[”\"」』]"),
         # A husband as Taiwan's notes name him, 先生 before the name where no surname stands before it (先生某某陪同).
         "husband": re.compile(rf"(?:^|(?<=[\s，,。；;：:、）)]))先生(?P<v>{surname}{_CJK1}{{1,2}})", re.M),
         # A surname after a department (麻醉科鲁医师, 肿瘤内科尚、胸外科柏).
