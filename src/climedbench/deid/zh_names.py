@@ -366,11 +366,16 @@ def _more_regexes() -> dict[str, re.Pattern[str]]:
     }
 
 
+_NEEDS = {"self-named": "自称", "husband": "先生", "newborn": "之"}
+
+
 def more_zh_names(text: str, found: list[Span]) -> list[Span]:
     """The name forms the cue and title searches do not reach (see the module's docstring); `found` are the names
     found so far, whose aliases in brackets (Grace Wu（吴某某）) are names too."""
     out: list[Span] = []
     for name, rx in _more_regexes().items():
+        if name in _NEEDS and _NEEDS[name] not in text:  # a form's own word is absent: no search (speed)
+            continue
         for m in rx.finditer(text):
             s, e = m.span("v" if m.group("v") is not None else "w")
             value = text[s:e].rstrip()
