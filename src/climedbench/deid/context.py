@@ -29,7 +29,7 @@ _KINDS = (
     (ID_NUMBER, r"身份证|出生证|证件|军官证|驾驶证|驾照|permit|licen[cs]e|\bDL\b|\bCDL\b|state\s+id"),
     (INSURANCE_ID, r"保单|保险|报案|理赔|医保|社保|会员|member|policy|claim|insurance|subscriber|group|client\s+id|"
                    r"plan\s+id|medicaid|medicare|pending\s+id"),
-    (DEVICE_ID, r"序列|SN|S/N|IMEI|UDI|批号|LOT|设备|仪器编号|植入物|communicator|device|serial|VIN|transmitter"),
+    (DEVICE_ID, r"序列|SN|S/N|IMEI|UDI|批号|LOT|设备|仪器编号|植入物|机号|血袋|献血码|communicator|device|serial|VIN|transmitter"),
     (LICENSE_PLATE, r"\btag\b|车牌"),
     (ACCOUNT_ID, r"账号|工号|用户|user|login|handle|LINE|WhatsApp|Telegram|Discord|Messenger"),
 )
@@ -45,7 +45,7 @@ _VALUE = r"(?P<v>[A-Za-z0-9(][A-Za-z0-9()./#_\-]*(?:[ ]{1,2}[A-Z0-9(][A-Z0-9()./
 
 @cache
 def _id_regexes() -> tuple[re.Pattern[str], ...]:
-    sep = r"[ \t\u3000]*[:：#＃=]?[ \t\u3000]*(?:\((?:US|[A-Z]{2})\)[ \t]*)?(?:#[ \t]*)?"
+    sep = r"[ \t\u3000]*[:：#＃=]?[ \t\u3000]*=?(?:\((?:US|[A-Z]{2})\)[ \t]*)?(?:#[ \t]*)?"
     return (re.compile(f"(?P<cue>{_ZH_CUE}){sep}_*{_VALUE}"), re.compile(f"(?P<cue>{_EN_CUE}){sep}{_VALUE}"))
 
 
@@ -55,9 +55,11 @@ def cued_identifiers(text: str) -> list[Span]:
     for rx in rxs:
         for m in rx.finditer(text):
             cue = m.group("cue")
-            if cue.endswith(_NOT_ID_CUES) and not cue.endswith("随机号"):  # a trial's randomisation number is one
-                continue
             s, value = m.start("v"), m.group("v")
+            # A trial's randomisation number is one, and a machine's serial (机号4008S-7B21930; not 机号：3).
+            if cue.endswith(_NOT_ID_CUES) and not cue.endswith("随机号") and \
+                    not (cue.endswith("机号") and re.match(r"(?=[A-Z0-9-]*[A-Z])(?=[A-Z0-9-]*\d)[A-Z0-9-]{8,}", value)):
+                continue
             # Stop before a word that is not part of the value (… on file, … expires).
             keep = value.split(" ")
             while len(keep) > 1 and (re.fullmatch(r"[a-z]{2,}\)?", keep[-1]) or not re.search(r"[0-9A-Z]", keep[-1]) or
@@ -79,7 +81,10 @@ def cued_identifiers(text: str) -> list[Span]:
             account = kind == ACCOUNT_ID and re.search(r"\d|_|\.", value) is not None
             if not value or not (identifier_shape(value) or account) or (rx is rxs[1] and _measurement(value)):
                 continue
+            if text[s - 2:s] in ("：=", ":="):  # ISBT 128's flag before a donation number (献血码：=W0422 25 118734)
+                s, value = s - 1, "=" + value
             out.append(Span(s, s + len(value), kind, 0.85, "id-cue"))
+            out += _listed_after(text, s + len(value), value, kind)
     # A handle with an underscore or a dot between letters and digits (jdoe_84, misty.lynn.1990, tbrennan#4471).
     for m in _HANDLE.finditer(text):
         if _ICD.fullmatch(m.group("v")):
@@ -92,6 +97,18 @@ def cued_identifiers(text: str) -> list[Span]:
 
         out += [s for s in table_spans(text) if s.entity != NAME]
         out += _zh_bracketed_and_long_ids(text)
+    return out
+
+
+def _listed_after(text: str, end: int, value: str, kind: str) -> list[Span]:
+    """The identifiers listed after a cued one (血袋号0124E08、0124E09): as long as it, with its first three characters."""
+    out = []
+    while (m := re.match(r"[、，,/／][ \t]*(?P<v>[A-Z0-9][A-Z0-9-]+)(?![A-Za-z0-9])", text[end:end + len(value) + 4])) is not None:
+        nxt = m.group("v")
+        if len(nxt) != len(value) or nxt[:3] != value[:3] or len(value) < 6:
+            break
+        out.append(Span(end + m.start("v"), end + m.end("v"), kind, 0.8, "id-cue-list"))
+        end += m.end("v")
     return out
 
 

@@ -57,6 +57,9 @@ def _shift(year: int | None, month: int, day: int, days: int) -> tuple[int | Non
     return (base.year if year is not None else None), base.month, base.day
 
 
+_ROC = 1911  # a Republic-of-China year plus this is the Western year
+
+
 def _full_year(text: str) -> int:
     y = int(text)
     return y if len(text) == 4 else (2000 + y if y < 50 else 1900 + y)
@@ -65,6 +68,10 @@ def _full_year(text: str) -> int:
 _FORMS = [
     re.compile(r"(?P<y>\d{4}|\d{2})(?P<s1>\s?年\s?)(?P<m>\d{1,2})(?P<s2>\s?月\s?)(?P<d>\d{1,2})(?P<s3>\s?[日号])"),
     re.compile(r"(?P<y>\d{4}|\d{2})(?P<s1>\s?年\s?)(?P<m>\d{1,2})(?P<s2>\s?月)"),
+    # Taiwan's Republic-of-China years (民國113年3月5日, 113年3月5日; year 1 is 1912).
+    re.compile(r"(?P<e>(?:中華民國|中华民国|民國|民国)\s?)?(?P<r>\d{2,3})(?P<s1>\s?年\s?)(?P<m>\d{1,2})(?P<s2>\s?月\s?)"
+               r"(?P<d>\d{1,2})(?P<s3>\s?[日号])"),
+    re.compile(r"(?P<e>(?:中華民國|中华民国|民國|民国)\s?)(?P<r>\d{2,3})(?P<s1>\s?年\s?)(?P<m>\d{1,2})(?P<s2>\s?月)"),
     re.compile(r"(?P<m>\d{1,2})(?P<s2>\s?月\s?)(?P<d>\d{1,2})(?P<s3>\s?[日号])"),
     re.compile(r"(?P<y>\d{4})(?P<s1>[-/.])(?P<m>\d{1,2})(?P<s2>[-/.])(?P<d>\d{1,2})"),
     re.compile(r"(?P<m>\d{1,2})(?P<s1>[/-])(?P<d>\d{1,2})(?P<s2>[/-])(?P<y>\d{2,4})"),
@@ -128,7 +135,7 @@ def shift_date(text: str, days: int) -> str | None:
             month = int(g["m"]) if g.get("m") else _month_number(g["mn"])
             if month is None:
                 continue
-            year = _full_year(g["y"]) if g.get("y") else None
+            year = _full_year(g["y"]) if g.get("y") else int(g["r"]) + _ROC if g.get("r") else None
             day = int(g["d"]) if g.get("d") else 1
             ny, nm, nd = _shift(year, month, day, days)
         except ValueError:
@@ -143,6 +150,8 @@ def shift_date(text: str, days: int) -> str | None:
                 continue
             if name == "y":
                 out.append((name, _year(ny if ny is not None else 0, value)))
+            elif name == "r":
+                out.append((name, str((ny or _ROC) - _ROC)))
             elif name == "m":
                 out.append((name, _pad(nm, value, padded)))
             elif name == "mn":

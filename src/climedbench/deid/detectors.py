@@ -294,7 +294,7 @@ def _zh_place_regex() -> re.Pattern[str]:
                       f"(?:[0-9０-９]+(?:[-－][0-9０-９]+)*[号室楼栋层组门]?){{0,2}}(?:附近|一带|周边|对面)?")
 
 
-_ZH_ADDRESS_CUE = re.compile(r"(?:住址|地址|家住|住在|现住|现居|居住于|居住地|户籍地址?|户籍|户口所在地|通讯地址|联系地址|工作单位地址|"
+_ZH_ADDRESS_CUE = re.compile(r"(?:住址|地址|家住|住在|现住|现居|居住于|居住地|居住(?=[:：])|户籍地址?|户籍|户口所在地|通讯地址|联系地址|工作单位地址|"
                              r"家庭住址|出生地|常住地址?)[:：\s]*(?P<v>[^，。；;,\n\t（(]{3,40})")
 _ZH_STREET = re.compile(r"(?P<v>[\u4e00-\u9fa5]{1,10}?(?:路|街|大道|大街|巷|胡同|弄)\d+(?:号|弄)(?:[\u4e00-\u9fa5\d\-]{0,12}?"
                         r"(?:室|楼|栋|幢|单元|号|院))*(?:\d+(?:-\d+)*)?)")
@@ -302,9 +302,10 @@ _ZH_STREET = re.compile(r"(?P<v>[\u4e00-\u9fa5]{1,10}?(?:路|街|大道|大街|�
 # post (G4京港澳高速长沙段K1482处).
 _ZH_PLACE_FORMS = re.compile(
     r"(?P<v>[\u4e00-\u9fa5]{2,8}?(?:小区|花园|新村|家园|公寓|大厦|苑|庄园|宿舍)\d+(?:号楼|栋|幢|单元|号)(?:\d+(?:单元|室|号))*"
+    r"(?:\d{3,4}(?![\d\u4e00-\u9fa5]))?"  # the flat's number without 室 (…8栋201，)
     r"|(?<=[\s:：，,住在于经至到往过])[\u4e00-\u9fa5]{0,6}?[区县]?[\u4e00-\u9fa5]{1,8}?(?:路|街|大街|大道)(?:与|和)[\u4e00-\u9fa5]{1,8}?(?:路|街|大街|大道)"
     r"(?:交叉口|交汇处|路口|口)?"
-    r"|[GS]\d{1,4}[\u4e00-\u9fa5]{0,8}高速(?:公路)?[\u4e00-\u9fa5]{0,6}?(?:段)?K\d+(?:\+\d+)?处?)")
+    r"|[GS]\d{1,4}[\u4e00-\u9fa5]{0,8}高速(?:公路)?(?:[\u4e00-\u9fa5]{0,6}?(?:段)?K\d+(?:\+\d+)?处?)?)")
 _ZH_NEXT_FIELD = re.compile(r"[ \t\u3000]+(?=[^ \t\u3000]{1,8}[:：☎]|电话|手机|邮编|总机|传真|籍贯|民族|性别|[Tt][Ee][Ll])")
 _ZH_STOP_BEFORE = "于在到至转往赴去来自从经由及和与的、，。；：（）()\n 住家居"
 _ORG_ENDINGS = (*lexicon.ORG_SUFFIXES_ZH, "院")
@@ -377,82 +378,7 @@ def en_addresses(text: str) -> list[Span]:
 
 # ---------------------------------------------------------------- organisations
 
-@cache
-def _zh_org_regex() -> re.Pattern[str]:
-    suffixes = "|".join(sorted(map(re.escape, lexicon.ORG_SUFFIXES_ZH + lexicon.ORG_SUFFIXES_ZH_MORE), key=len,
-                               reverse=True))
-    return re.compile(f"(?:{suffixes})")
-
-
-_ZH_ORG_STOP = set("于在到至转往赴去来自从经由及与的、，。；：:（）()\n \t就诊入住前后送曾请")
-
-
-def zh_organisations(text: str) -> list[Span]:
-    out = []
-    for m in _zh_org_regex().finditer(text):
-        end = m.end()
-        start = m.start()
-        while start > 0 and m.start() - start < 16:
-            if text[start - 1] in "）)":  # a place in brackets inside the name (唯品会（中国）有限公司)
-                inner = re.search(r"[（(][\u4e00-\u9fa5]{2,6}$", text[max(0, start - 9):start - 1])
-                if inner is None:
-                    break
-                start -= len(inner.group()) + 1
-            elif (text[start - 1] not in _ZH_ORG_STOP or text.startswith("自治", start - 1)) and \
-                    ("\u4e00" <= text[start - 1] <= "\u9fa5" or text[start - 1].isalnum()):
-                start -= 1  # 自 of 自治区 / 自治州 is the name's (广西壮族自治区人民医院)
-            else:
-                break
-        # A time before a generic hospital is not part of a name (术后7-10天当地医院拆线).
-        lead = re.match(r"\d[\d\-~～]*[天周月年日]?", text[start:m.start()])
-        start += lead.end() if lead else 0
-        name = text[start:m.start()]
-        if re.match(r"[ \t]*[:：]", text[end:end + 3]):  # a label (出生医院：, 就诊医院：), not a name
-            continue
-        if not name or name in lexicon.ORG_GENERIC_ZH or (len(name) == 1 and name not in "协华湘齐") or \
-                name.endswith(("当地", "附近", "外地", "上级", "基层", "就近")) or re.fullmatch(r"为.", name):
-            continue
-        out.append(Span(start, _zh_org_tail(text, end), ORGANIZATION, 0.8, "zh-organisation"))
-    for m in _ZH_ORG_CUE.finditer(text):
-        group = next(g for g in ("v", "w", "x") if m.group(g) is not None)
-        s, e = m.span(group)
-        # Not an occupation (职业 退休（原煤矿工人）).
-        if text[s:e] not in lexicon.ORG_GENERIC_ZH and e - s >= 2 and not _department(text[s:e]) and \
-                not text[s:e].endswith(("工人", "员", "师", "农民", "司机")):
-            out.append(Span(s, e, ORGANIZATION, 0.8, "zh-organisation-cue"))
-    from climedbench.deid.zh_places import place_before  # a place glued before the name (zh_places.py)
-
-    return [Span(place_before(text, s.start), s.end, s.entity, s.score, s.detector) for s in out]
-
-
-def _zh_org_tail(text: str, end: int) -> int:
-    """Where an organisation's name ends: past a branch in brackets (（深圳福田分院）, （成都锦江店）, （广州）) and, after a
-    university, past the centre of it that is named (中山大学|肿瘤防治中心)."""
-    provinces, lower = lexicon.china_places()
-    m = re.match(r"[（(]([\u4e00-\u9fa5]{2,10})[）)]", text[end:end + 12])
-    if m is not None and (m.group(1).endswith(("院", "店", "中心", "部", "校区")) or m.group(1) in provinces or
-                          m.group(1) in lower or m.group(1) + "市" in lower):
-        return end + m.end()
-    if text[:end].endswith(("大学", "学院")):
-        unit = re.match(r"[\u4e00-\u9fa5]{2,10}?(?:中心|研究所|研究院)", text[end:end + 14])
-        if unit is not None:
-            return end + unit.end()
-    return end
-
-
-_ZH_ORG_CUE = re.compile(r"(?:工作单位|单位名称|就职于|任职于|供职于|就读于|学校|雇主|所在单位|申请了?(?!人)|援助机构|平台|保险公司|"
-                         r"保险|工作(?!通道|腔|能力|量|时|日)|经营|外企员工|职业[^\n，。]{0,8}[（(])[:：\s（(]*"
-                         r"(?P<v>[A-Z][A-Za-z&.'-]*(?: [A-Z][A-Za-z&.'-]*){0,4}"
-                         r"|[\u4e00-\u9fa5A-Za-z0-9]{2,24}?(?:[（(][\u4e00-\u9fa5]{2,4}[）)])?[\u4e00-\u9fa5A-Za-z]*?)"
-                         r"(?=[\s，。；;,、\n）)]|援助|项目|$)"
-                         r"|在(?P<w>[\u4e00-\u9fa5A-Za-z（）()]{2,20}?)(?:工作|任职|上班|就职|打工|实习)"
-                         r"|(?<![\u4e00-\u9fa5])(?P<x>[\u4e00-\u9fa5A-Za-z（）()]{2,20}?)(?:快递员|职工|员工|工人|骑手|外卖员|司机|店员)")
-
-
-def _department(value: str) -> bool:
-    """A hospital department or a generic word (心外科, 医院, 家中), which may stay."""
-    return (value.endswith(("科", "室", "部门", "病房", "中心")) and len(value) <= 6) or value in ("家中", "本院", "医院", "外院", "当地")
-
+# Chinese organisations: zh_orgs.py.
 
 _EN_ORG = re.compile(r"(?:\b(?:St\.?|Saint|Mount|Mt\.?)\s+)?(?:\b[A-Z][A-Za-z'&.-]*\s+(?:(?:of|and|&|for|the)\s+)*){1,6}(?:" +
                      "|".join(lexicon.ORG_SUFFIXES_EN) + r")\b(?:\s+of\s+(?:[A-Z][a-z]+\s?){1,4})?")

@@ -15,7 +15,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from climedbench.deid import context, detectors, en_context, en_places, zh_names
+from climedbench.deid import context, detectors, en_context, en_places, zh_names, zh_orgs
 from climedbench.deid.detectors import Span
 from climedbench.deid.intl_ids import INTL_PATTERNS, ocr_digits
 from climedbench.deid.patterns import PATTERNS, PatternSpec
@@ -343,7 +343,7 @@ def _places(text: str, lang: str) -> list[Span]:
         spans += en_context.en_places_more(text) + en_places.en_places(text)
         spans += en_places.repeated_places(text, spans)
     if _CJK.search(text):
-        spans += detectors.zh_addresses(text) + detectors.zh_organisations(text)
+        spans += detectors.zh_addresses(text) + zh_orgs.zh_organisations(text)
     return spans
 
 

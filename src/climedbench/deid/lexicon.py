@@ -54,7 +54,11 @@ ZH_NAME_BEFORE: tuple[str, ...] = (
     # the patient's full or new name (全名, 取名).
     "护士长", "一线", "二线", "三线", "听班", "总值班", "住院总", "进修医师", "进修医生", "规培医师", "规培医生", "实习医师",
     "实习医生", "导医", "保健医", "保健医生", "校医", "安全员", "配偶", "生母", "生父", "开单医生", "开单医师", "鉴定人",
-    "被鉴定人", "调查人", "全名", "取名", "名为", "查明为",
+    "被鉴定人", "调查人", "全名", "取名", "名为", "查明为", "证实为", "核实为",
+    # People of a workplace or a dispute named in passing (班长, 人事, 法定代表人).
+    "班长", "人事", "法定代表人", "法人代表",
+    # A son or a daughter in Cantonese (個仔, 個女).
+    "个仔", "个女",
     # People around an accident, a trip or a form, and staff by a rank or a post not listed above.
     "目击者", "警员", "经办警员", "组长", "责任组长", "代办人", "户名", "持卡人", "院方", "核对发药",
     # A certificate's opening (兹证明 … 同志, 兹有我村村民 …).
@@ -82,7 +86,7 @@ ZH_NAME_BEFORE += tuple(w for w in ZH_KIN if w not in ZH_NAME_BEFORE)
 ZH_NAME_BEFORE_COLON = (
     "报告", "复核", "审核", "调配", "核对", "接收", "转出", "转入", "巡回", "器械", "参会", "参加", "主持", "经办", "接诊",
     "签字", "户名", "开户名", "持卡人", "收款人", "账户名", "检验", "配药", "执行", "通知", "上级", "交班", "接班",
-    "对象", "随访对象",
+    "对象", "随访对象", "名单", "儿童",
 )
 # Words after a name: titles and roles.
 ZH_NAME_AFTER = (
@@ -216,7 +220,12 @@ ORG_SUFFIXES_ZH_MORE = ("分行", "支行", "营业部", "分公司", "总会", 
                         # Care and public bodies by their kind (…医疗中心, …健康服务中心, …血液中心, …司法鉴定所,
                         # …医疗保障局), pharmacies and airports; a shop's branch (…中心店) is the tail's (_zh_org_tail).
                         "医疗中心", "健康服务中心", "健康中心", "血液中心", "司法鉴定所", "鉴定所", "保障局", "卫生健康局",
-                        "卫生局", "民政局", "教育局", "人社局", "药房", "国际机场", "机场", "互联网医院")
+                        "卫生局", "民政局", "教育局", "人社局", "药房", "国际机场", "机场", "互联网医院",
+                        # Public health bodies, works and agencies by their kind (…职业病防治院, …紧急医疗救援中心,
+                        # …公共卫生临床中心, …居家护理服务中心, …纺织机械厂, …食品厂, …旅行社, …都市报).
+                        "防治院", "防治中心", "救援中心", "临床中心", "服务中心", "机械厂", "食品厂", "纺织厂", "化工厂",
+                        "钢铁厂", "水泥厂", "服装厂", "造纸厂", "印刷厂", "机床厂", "制药厂", "药厂", "酒厂", "砖厂",
+                        "棉纺厂", "塑料厂", "家具厂", "汽车厂", "旅行社", "报社", "日报", "晚报", "都市报")
 ADDRESS_TAIL_ZH = "路街道巷弄胡同里村组屯号栋幢楼座层室单元院区园苑城庄寨坊大厦广场花园小区公寓宿舍社区乡镇县市段"
 EN_STREET = (r"(?:Broadway|Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|Terrace|Ter|"
              r"Circle|Cir|Highway|Hwy|Parkway|Pkwy|Square|Sq|Trail|Trl|Alley|Row|Crescent|Close)\.?")

@@ -178,6 +178,9 @@ PATTERNS: tuple[PatternSpec, ...] = (
                 r"(?P<v>@?[A-Za-z0-9_.:-]*[A-Za-z0-9_])", 0.85),
     # Dates other than the year alone (shifted in surrogate mode; see dates.py for the formats).
     PatternSpec(DATE, "zh-ymd", r"(?<!\d)(?:18|19|20)?\d{2}\s?年\s?\d{1,2}\s?月\s?\d{1,2}\s?[日号]", 0.95),
+    # Taiwan's Republic-of-China years (中華民國113年3月5日, 民國58年4月3日, 113年10月1日).
+    PatternSpec(DATE, "zh-roc", r"(?:中華民國|中华民国|民國|民国)\s?\d{2,3}\s?年\s?\d{1,2}\s?月(?:\s?\d{1,2}\s?[日号])?"
+                r"|(?<![\d.])1[01]\d\s?年\s?\d{1,2}\s?月\s?\d{1,2}\s?[日号]", 0.95, flags=0),
     PatternSpec(DATE, "zh-numeral", r"(?:[〇零一二三四五六七八九]{2,4}年)?(?:十[一二]?|[一二三四五六七八九])月"
                 r"(?:[一二]?十[一二三四五六七八九]?|三十一?|[一二三四五六七八九])[日号]", 0.9, flags=0),
     # Two-digit years (23-12-01, 23/4/20, 23.6.6) and day-first dates (05.11.2023, 14/03/2023).

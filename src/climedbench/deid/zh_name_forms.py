@@ -170,7 +170,8 @@ def _titled_name(text: str, start: int, end: int) -> bool:
     value = text[start:end]
     if len(value) < 3 or re.match(r"[^:：\n]{0,5}[:：]", text[end:end + 6]) or \
             text.startswith(lexicon.ZH_NAME_BEFORE, start) or value[0] in _NOT_KIN_NAME_START or \
-            value[0] in "于因是的了和与及为被把对" or not _plausible(value) or re.search("[科室院部区市县组]", value):
+            value[0] in "于因是的了和与及为被把对" or not _plausible(value) or \
+            re.search("[科室院部区市县组]", value) or value.startswith(("谢谢", "感谢", "多谢")):  # 感谢谢医生: thanks
         return False
     tokens = jieba_hmm.lcut(value)
     proper = ("nr", "ns", "nz")

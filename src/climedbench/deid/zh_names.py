@@ -150,6 +150,9 @@ def _zh_name_lists(text: str, found: list[Span]) -> list[Span]:
             continue
         if _not_a_name(text, j, k, sl, strong=after_name):
             continue
+        # The next field's label, not a listed name (一助：某某  麻醉：全麻).
+        if text[k:k + 1] in (":", "：") and (_jieba_words().get(text[j:k], 0) >= 100 or _looks_like_word(text[j:k])):
+            continue
         # After a name and only spaces, a table's next cell may be a word (陈馨　全麻　…): inside a row, a name is no
         # dictionary word (the last name of a line of signers may be one: 护士签名：于志刚  方志).
         if after_name and not re.search(r"[、，,和及与/／]", text[at:j]) and re.match(r"[ \t]*[^\s]", text[k:]) and \
@@ -206,6 +209,8 @@ def zh_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
         # A surname that is also an adverb before a preposition or a verb (患者曾在外院, 患者常于夜间): no name.
         if not strong and end - start == sl + 1 and text[start + sl] in "在于因被把将已经是有从到":
             continue
+        if not strong and _goes_to_place(text, start):  # 随丈夫来兰州打工: 来 is "came to", not a surname
+            continue
         if not _not_a_name(text, start, end, sl, strong):
             found.append(Span(start, end, NAME, 0.85, "zh-name-cue"))
             pos = end
@@ -219,6 +224,12 @@ def zh_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
         name = text[start:end]
         if len(name) >= 3 and name[0] in lexicon.FUNCTION_SURNAMES:  # 由邵楠医生: 由 is "by", not a surname here
             start, name = start + 1, name[1:]
+        # Thanks before the title (谢谢严医生, 感谢谢医生, 多谢王医生, 谢谢医生): 谢 of 谢谢 / 感谢 / 多谢 is no surname.
+        thanks = 1 if text[start - 1:start + 1] in ("感谢", "多谢") else 2 if name.startswith("谢谢") else 0
+        if thanks:
+            if len(name) == thanks:
+                continue
+            start, name = start + thanks, name[thanks:]
         sl = 2 if name[:2] in compound else 1
         # A role before the title, not a name (管床 of 管床医生, 值班 of 值班医师).
         if len(name) < sl or any(text.startswith(w, start) and len(w) > len(name) for w in lexicon.ZH_NAME_BEFORE):
@@ -237,6 +248,14 @@ def zh_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
             found.append(Span(m.start(), m.end(), NAME, 1.0, "deny-list"))
     # Names from jieba's tag alone are not spread to other mentions: a tag is weaker evidence than a cue.
     return _propagate(text, found, "zh-name-repeat") + tagged
+
+
+def _goes_to_place(text: str, start: int) -> bool:
+    """A verb of coming or going (来, 去, 回) before a place's short name (来兰州, 去岳阳), read as a surname and a
+    given name after a cue."""
+    from climedbench.deid.zh_places import place_names  # zh_places imports nothing of this module
+
+    return text[start] in "来去回" and any(text[start + 1:start + 1 + k] in place_names() for k in (2, 3, 4))
 
 
 _PERSON_CONTEXT = re.compile(r"(?:[\s，,。；;：:、（(）)/／—-]|$|" + "|".join(lexicon.ZH_NAME_AFTER) +
@@ -332,9 +351,22 @@ def _more_regexes() -> dict[str, re.Pattern[str]]:
         # A mother's name that names her newborn (李某某之子, 王某之女), and initials for a name (姓名缩写：ZJH).
         "newborn": re.compile(rf"(?<!{_CJK1})(?P<v>{surname}{_CJK1}{{1,2}}?)之[子女](?!{_CJK1}{{0,1}}[病症])"),
         "initials": re.compile(r"(?:姓名缩写|名字缩写|缩写|首字母)[ \t]*[:：][ \t]*(?P<v>[A-Z]{2,4})(?![A-Za-z])"),
+        # The anaesthetist after the anaesthesia (麻醉：全麻（某某）, 麻醉某某（腰硬联合）), and a staff member after a
+        # department or the blood bank, before what they do there (新生儿科某某在场, 血库某某发放).
+        "anaesthetist": re.compile(rf"(?:(?:全麻|局麻|腰硬联合|硬膜外|腰麻|神经阻滞|静脉麻醉|全身麻醉|局部麻醉)[（(]"
+                                   rf"(?P<v>{surname}{_CJK1}{{1,2}})(?=[）)])|麻醉(?P<w>{surname}{_CJK1}{{1,2}}?)(?=[（(]))"),
+        "department-staff": re.compile(rf"(?<=[科库])(?P<v>{surname}{_CJK1}{{1,2}}?)"
+                                       r"(?=在场|到场|发放|翻译|负责|陪同|协助|签字)"),
+        # The name a person gives in quotes (自称"某某").
+        "self-named": re.compile(rf"自称[为是叫]?[“\"「『](?P<v>{surname}{_CJK1}{{1,2}})[”\"」』]"),
+        # A husband as Taiwan's notes name him, 先生 before the name where no surname stands before it (先生某某陪同).
+        "husband": re.compile(rf"(?:^|(?<=[\s，,。；;：:、）)]))先生(?P<v>{surname}{_CJK1}{{1,2}})", re.M),
         # A surname after a department (麻醉科鲁医师, 肿瘤内科尚、胸外科柏).
         "department": re.compile(rf"(?<=[科室])(?P<v>[{names_single}])(?=[、，,（(]|医师|医生|主任|大夫|教授)"),
     }
+
+
+_NEEDS = {"self-named": "自称", "husband": "先生", "newborn": "之"}
 
 
 def more_zh_names(text: str, found: list[Span]) -> list[Span]:
@@ -342,8 +374,10 @@ def more_zh_names(text: str, found: list[Span]) -> list[Span]:
     found so far, whose aliases in brackets (Grace Wu（吴某某）) are names too."""
     out: list[Span] = []
     for name, rx in _more_regexes().items():
+        if name in _NEEDS and _NEEDS[name] not in text:  # a form's own word is absent: no search (speed)
+            continue
         for m in rx.finditer(text):
-            s, e = m.span("v")
+            s, e = m.span("v" if m.group("v") is not None else "w")
             value = text[s:e].rstrip()
             e = s + len(value)
             if name == "sex-age" and _CJK1_RE.fullmatch(value):
@@ -356,7 +390,10 @@ def more_zh_names(text: str, found: list[Span]) -> list[Span]:
             if name == "nickname" and not m.group("cue") and (_jieba_words().get(value, 0) > 0 or
                                                                not _PERSON_CONTEXT.match(text, e)):
                 continue
-            if name == "newborn" and _looks_like_word(value):
+            if name == "husband":
+                e = _given_length(text, s, 2 if value[:2] in lexicon.zh_surnames()[1] else 1, e)
+                value = text[s:e]
+            if name in ("newborn", "anaesthetist", "department-staff", "husband") and _looks_like_word(value):
                 continue
             # Not the English half of a bilingual label (医生 Doctor：, 姓名 Name：).
             if name == "latin" and (value.lower() in lexicon.EN_NOT_NAMES or re.match(r"[ \t]*[:：]", text[e:e + 3])):
@@ -386,7 +423,8 @@ def _aliases(text: str, names: list[Span]) -> list[Span]:
         if m is None:
             continue
         value = m.group("v")
-        if (_CJK1_RE.fullmatch(value) and not (value[0] in single or value[:2] in compound)) or \
+        # Not a word in brackets after a name (某某（全麻）): an alias is a name.
+        if (_CJK1_RE.fullmatch(value) and (not (value[0] in single or value[:2] in compound) or _looks_like_word(value))) or \
                 value.lower() in lexicon.EN_NOT_NAMES:
             continue
         out.append(Span(m.start("v"), m.end("v"), NAME, 0.8, "zh-name-alias"))

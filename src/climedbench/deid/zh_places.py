@@ -24,12 +24,13 @@ _ORG_AFTER = re.compile(r"[\u4e00-\u9fa5]{0,8}?(?:医院|卫生院|中心|办事
 _PLACE_WORDS = ("在", "回", "返回", "转回", "回到", "去", "到", "来自", "前往", "赴", "住在", "老家", "家在",
                 "位于", "从", "籍贯", "生于", "户籍", "至", "转至", "转往", "往返", "途经", "返", "自", "于", "迁往",
                 "迁至", "搬到", "搬至", "移居", "定居", "旅居", "远在", "身在", "出差", "是", "去过", "到过", "来过",
-                "住过")
+                "住过", "来", "行至", "随团到")
 _PLACE_BEFORE = "(?:" + "|".join(sorted(_PLACE_WORDS, key=len, reverse=True)) + ")"
 # What may follow it: punctuation, a line's end, or what a person does in a place.
 _PLACE_AFTER = (r"(?=[\s，,。；;、）)\"”’」』与和及]|$|治疗|就诊|住院|工作|生活|打工|务工|务农|经商|上学|"
                 r"读书|探亲|居住|出差|旅游|游玩|发病|出生|老家|家中|养病|休养|定居|随访|复查|籍|人|口音|一带|附近|"
-                r"等地|地区|市区|城区|县城|农村|乡下|当地|期间|途中|时|后|前|返|回|来|进食|吃|做|开|驾车|赶来|边民)")
+                r"等地|地区|市区|城区|县城|农村|乡下|当地|期间|途中|时|后|前|返|回|来|进食|吃|做|开|驾车|赶来|边民|"
+                r"一家|一个|某|放牧|种地|开店|帮工|收工|入境|出境)")
 # Short names that are everyday words as well (合作, 前进, 解放, 比如, 通道, 东方): taken only before punctuation or a
 # line's end, or a word of what a person does in a place; and the generic names of districts (城区, 市中, 郊区).
 _COMMON_WORD_FREQ = 300
@@ -39,12 +40,19 @@ _GENERIC_CHARS = set("城市郊矿新老区中东西南北关厢开发高园港�
 _CITIES_AS_PROVINCES = ("北京", "上海", "天津", "重庆", "香港", "澳门")
 
 
+_SIGHTS = frozenset(("国家森林公园", "国家地质公园", "国家湿地公园", "森林公园", "地质公园", "湿地公园", "公园", "古城",
+                     "古镇", "风景区", "景区", "水库"))
 # A village or a residential compound named in a sentence after a place's word (在柳河屯务农, 住在南湖花园, 回到老家
 # 张家湾村): a name of two to six characters before its ending.
 _VILLAGE = re.compile(f"{_PLACE_BEFORE}+(?P<v>(?P<n>[\u4e00-\u9fa5]{{2,6}}?)"
                       f"(?P<s>新村|家园|花园|小区|社区|公寓|嘎查|村|屯|寨|苑|庄"
-                      # A street without a number (在南湖路与…, 途经利民大道附近, 于人民南路四段).
-                      f"|(?:路|大道|大街|街)(?:[一二三四五六七八九十]段)?(?=[^\u4e00-\u9fa5]|附近|与|和|口|交|一带|上|旁|边|时|处)))")
+                      # A sight or a site visited (在凤凰古城聚餐, 行至…国家森林公园时).
+                      f"|{'|'.join(sorted(_SIGHTS, key=len, reverse=True))}"
+                      # A street without a number (在南湖路与…, 途经利民大道附近, 于人民南路四段, 去北环路那边,
+                      # 在…路走失).
+                      f"|(?:路|大道|大街|街)(?:[一二三四五六七八九十]段)?(?=[^\u4e00-\u9fa5]|附近|与|和|口|交|一带|上|旁|边|时|处|"
+                      f"那|这|走失|散步|摔倒|跌倒|被|发生)))")
+_NOT_STREETS = frozenset(("管路", "旁路", "气路", "通路", "回路", "尿路", "网路"))
 # What a name of a village is not: a word with 的, 该, 本, 某… (在本村, 在所在小区, 在当地社区), a generic place.
 _NOT_VILLAGE_CHARS = set("的了在是其该本此这那某所各个全邻同农乡山外内附近当地周边我你他她们城")
 
@@ -57,9 +65,17 @@ def _village(name: str, suffix: str, text: str, end: int) -> bool:
 
     tag = jieba.posseg.dt.word_tag_tab.get(name, "")
     common = _jieba_freq().get(name, 0) >= _COMMON_WORD_FREQ or tag.startswith(("v", "a", "d"))
-    if set(name) & _NOT_VILLAGE_CHARS or (common and not tag.startswith(("ns", "nr", "nz"))):
+    sight = suffix in _SIGHTS
+    if set(name) & (_NOT_VILLAGE_CHARS - {"山"} if sight else _NOT_VILLAGE_CHARS) or \
+            (common and not tag.startswith(("ns", "nr", "nz"))):
         return False
     at = end - len(suffix)
+    if sight or suffix.startswith(("路", "大道", "大街", "街")):
+        # jieba's dictionary holds sights and streets by name (凤凰古城, 北环路): only a common word of the name's last
+        # character and the street's word (公路, 小路, 思路, 管路) says no street.
+        last = text[at - 1:end]
+        return not _ORG_AFTER.match(text, end) and (sight or last[0] in "东西南北中" or (
+            _jieba_freq().get(last, 0) < 100 and last not in _NOT_STREETS))
     # A word made of the name's end and the ending (新农|村, 过马|路), but not a direction's (东风北|路).
     if any(_jieba_freq().get(text[i:end], 0) and text[i:at] not in ("东", "西", "南", "北", "中")
            for i in range(at - len(name), at)):
@@ -187,6 +203,11 @@ def _short_regex() -> re.Pattern[str]:
     return re.compile(f"{_PLACE_BEFORE}(?P<v>{names})|(?P<c>{county})|(?P<p>(?:{provinces})(?:{city}))")
 
 
+def place_names() -> frozenset[str]:
+    """The short names of cities, counties and districts, municipalities, and large cities abroad."""
+    return _place_set()
+
+
 @cache
 def _place_set() -> frozenset[str]:
     short, counties = _short_names()
@@ -213,7 +234,7 @@ def _fits_place(text: str, start: int, end: int) -> bool:
 
 
     name = text[start:end]
-    if name.endswith("县"):  # a county with its 县 (琼中县) is a place whatever follows
+    if name.endswith("县") or text[end:end + 1] in ("区", "县", "旗"):  # with its 县 (琼中县, 同仁县): a place
         return True
     if jieba.lcut(text[start:end + 4])[0] != name and not re.match(_PLACE_AFTER, text[end:]):
         return False
@@ -243,7 +264,11 @@ def zh_places_more(text: str) -> list[tuple[int, int, str]]:
         group = next(g for g in ("v", "c", "p") if m.group(g) is not None)
         if group == "v" and not _fits_place(text, *m.span(group)):
             continue
-        out.append((*m.span(group), "zh-place-short"))
+        end = m.end(group)
+        # The short name with its own district's or county's word (在鳳山區經營…: 凤山 of the gazetteer, 区 written on).
+        if group == "v" and text[end:end + 1] in ("区", "县", "旗"):
+            end += 1
+        out.append((m.start(group), end, "zh-place-short"))
         # The next place of a pair or a list after it (往返…与黑河, 去过…、…).
         end = m.end(group)
         while (nxt := _next_place_regex().match(text, end)) is not None and _fits_place(text, *nxt.span("v")):

@@ -1,0 +1,107 @@
+"""Chinese organisations: hospitals, clinics, schools, employers, companies and public bodies by their suffix
+(lexicon.ORG_SUFFIXES_ZH), with a place glued before the name (zh_places.place_before), a branch in brackets or a site
+or a station after it (…（南岸院区）, …医院本部, …急救中心…分站); university hospitals by their short name (浙大二院); an
+employer, a school or an insurer after a cue (工作单位：, 就读于, 在…工作, …员工). Generic words (我院, 当地医院) and
+departments stay."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from climedbench.deid import lexicon
+from climedbench.deid.detectors import Span
+from climedbench.deid.patterns import ORGANIZATION
+
+
+@cache
+def _zh_org_regex() -> re.Pattern[str]:
+    suffixes = "|".join(sorted(map(re.escape, lexicon.ORG_SUFFIXES_ZH + lexicon.ORG_SUFFIXES_ZH_MORE), key=len,
+                               reverse=True))
+    return re.compile(f"(?:{suffixes})")
+
+
+# A university hospital by its short name (浙大二院, 哈医大一院, 中大附一院).
+_ZH_HOSPITAL_SHORT = re.compile(r"[\u4e00-\u9fa5]{1,2}(?:医大|大)(?:附属|附)?[一二三四五六七八九]院")
+_ZH_ORG_STOP = set("于在到至转往赴去来自从经由及与的、，。；：:（）()\n \t就诊入住前后送曾请")
+
+
+def zh_organisations(text: str) -> list[Span]:
+    out = []
+    for m in _zh_org_regex().finditer(text):
+        end = m.end()
+        start = m.start()
+        while start > 0 and m.start() - start < 16:
+            if text[start - 1] in "）)":  # a place in brackets inside the name (唯品会（中国）有限公司)
+                inner = re.search(r"[（(][\u4e00-\u9fa5]{2,6}$", text[max(0, start - 9):start - 1])
+                if inner is None:
+                    break
+                start -= len(inner.group()) + 1
+            elif (text[start - 1] not in _ZH_ORG_STOP or text.startswith(("自治", "财经"), start - 1 - (text[start - 1] == "经"))) and \
+                    ("\u4e00" <= text[start - 1] <= "\u9fa5" or text[start - 1].isalnum()):
+                start -= 1  # 自 of 自治区 / 自治州 and 经 of 财经 are the name's (广西壮族自治区人民医院, 上海财经大学)
+            else:
+                break
+        # A time before a generic hospital is not part of a name (术后7-10天当地医院拆线).
+        lead = re.match(r"\d[\d\-~～]*[天周月年日]?", text[start:m.start()])
+        start += lead.end() if lead else 0
+        if text.startswith("就近", start - 1):  # 就近社区卫生服务中心: "the nearest", not a name
+            start += 1
+        name = text[start:m.start()]
+        if re.match(r"[ \t]*[:：]", text[end:end + 3]):  # a label (出生医院：, 就诊医院：), not a name
+            continue
+        if not name or name in lexicon.ORG_GENERIC_ZH or (len(name) == 1 and name not in "协华湘齐") or \
+                name.endswith(("当地", "附近", "外地", "上级", "基层", "就近")) or re.fullmatch(r"为.", name):
+            continue
+        out.append(Span(start, _zh_org_tail(text, end), ORGANIZATION, 0.8, "zh-organisation"))
+    for m in _ZH_HOSPITAL_SHORT.finditer(text):
+        s, e = m.span()
+        while text[s] in _ZH_ORG_STOP:
+            s += 1
+        out.append(Span(s, e, ORGANIZATION, 0.75, "zh-organisation-short"))
+    for m in _ZH_ORG_CUE.finditer(text):
+        group = next(g for g in ("v", "w", "x") if m.group(g) is not None)
+        s, e = m.span(group)
+        # Not an occupation (职业 退休（原煤矿工人）).
+        if text[s:e] not in lexicon.ORG_GENERIC_ZH and e - s >= 2 and not _department(text[s:e]) and \
+                not text[s:e].endswith(("工人", "员", "师", "农民", "司机")):
+            out.append(Span(s, e, ORGANIZATION, 0.8, "zh-organisation-cue"))
+    from climedbench.deid.zh_places import place_before  # a place glued before the name (zh_places.py)
+
+    return [Span(place_before(text, s.start), s.end, s.entity, s.score, s.detector) for s in out]
+
+
+def _zh_org_tail(text: str, end: int) -> int:
+    """Where an organisation's name ends: past a branch in brackets (（深圳福田分院）, （成都锦江店）, （广州）) and, after a
+    university, past the centre of it that is named (中山大学|肿瘤防治中心)."""
+    provinces, lower = lexicon.china_places()
+    m = re.match(r"[（(]([\u4e00-\u9fa5]{2,10})[）)]", text[end:end + 12])
+    if m is not None and (m.group(1).endswith(("院", "店", "中心", "部", "校区", "院区")) or m.group(1) in provinces or
+                          m.group(1) in lower or m.group(1) + "市" in lower):
+        return end + m.end()
+    if text[:end].endswith(("院", "中心")):
+        unit = _ZH_UNIT_AFTER.match(text, end)
+        if unit is not None:
+            return unit.end()
+    if text[:end].endswith(("大学", "学院")):
+        unit = re.match(r"[\u4e00-\u9fa5]{2,10}?(?:中心|研究所|研究院)", text[end:end + 14])
+        if unit is not None:
+            return end + unit.end()
+    return end
+
+
+# A hospital's site or a centre's station glued after it (…医院本部, …急救中心信都分站); a department written on
+# (…医院神经内科) stays, as departments do.
+_ZH_UNIT_AFTER = re.compile(r"本部|院本部|[\u4e00-\u9fa5]{2,4}?(?:分站|分部)(?![\u4e00-\u9fa5])")
+_ZH_ORG_CUE = re.compile(r"(?:工作单位|单位名称|就职于|任职于|供职于|就读于|学校|雇主|所在单位|申请了?(?!人)|援助机构|平台|保险公司|"
+                         r"保险|工作(?!通道|腔|能力|量|时|日)|经营|外企员工|职业[^\n，。]{0,8}[（(])[:：\s（(]*"
+                         r"(?P<v>[A-Z][A-Za-z&.'-]*(?: [A-Z][A-Za-z&.'-]*){0,4}"
+                         r"|[\u4e00-\u9fa5A-Za-z0-9]{2,24}?(?:[（(][\u4e00-\u9fa5]{2,4}[）)])?[\u4e00-\u9fa5A-Za-z]*?)"
+                         r"(?=[\s，。；;,、\n）)]|援助|项目|$)"
+                         r"|在(?P<w>[\u4e00-\u9fa5A-Za-z（）()]{2,20}?)(?:工作|任职|上班|就职|打工|实习)"
+                         r"|(?<![\u4e00-\u9fa5])(?P<x>[\u4e00-\u9fa5A-Za-z（）()]{2,20}?)(?:快递员|职工|员工|工人|骑手|外卖员|司机|店员)")
+
+
+def _department(value: str) -> bool:
+    """A hospital department or a generic word (心外科, 医院, 家中), which may stay."""
+    return (value.endswith(("科", "室", "部门", "病房", "中心")) and len(value) <= 6) or value in ("家中", "本院", "医院", "外院", "当地")
