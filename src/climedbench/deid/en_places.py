@@ -15,7 +15,7 @@ from functools import cache
 from climedbench.deid import en_words, lexicon
 from climedbench.deid.detectors import Span
 from climedbench.deid.en_context import generic_org_word
-from climedbench.deid.patterns import ADDRESS, ORGANIZATION
+from climedbench.deid.patterns import ADDRESS, NAME, ORGANIZATION
 
 _WORD = r"[A-Za-z][A-Za-z'’.]*"
 # A word that places what follows (lives in X, called from X, of X, near X, TO X).
@@ -187,3 +187,82 @@ def repeated_places(text: str, found: list[Span]) -> list[Span]:
                                                                                       text[s.start:s.end])}
     return [Span(*m.span(), ADDRESS if m.group().lower() in towns_found else ORGANIZATION, 0.7,
                  "en-note-place-repeat") for m in rx.finditer(text)]
+
+
+# ---------------------------------------------------------------- the town, region and postcode after a found place
+
+_CAP_WORD = r"(?:St\.?|Co\.|Mt\.?|[A-ZÀ-Þ][^\W\d_]*(?:['’-][^\W\d_]+)*)"
+_PLACE_WORDS = rf"{_CAP_WORD}(?:[ \t]+{_CAP_WORD}){{0,3}}"
+# A postcode that no time or count can be (a ZIP, a Canadian, British or Irish code), and any (4 or 6 digits).
+_POSTCODE_SURE = (r"(?:\d{5}(?:-\d{4})?|[A-Z]\d[A-Z][ ]?\d[A-Z]\d|[A-Z]\d{2}[ ]?[A-Z0-9]{4}|"
+                  r"[A-PR-UWYZ][A-HK-Y]?\d[A-Z\d]?(?:[ ]\d[ABD-HJLNP-UW-Z]{2})?)")
+_POSTCODE = rf"(?:{_POSTCODE_SURE}|\d{{4}}|\d{{6}})"
+_UNIT = r"(?:Suite|Ste|Unit|Apt|Flat|Level|Room|Rm|Floor|Fl|Bldg|Space|#)\.?[ \t]*#?[A-Za-z]?\d+[A-Za-z]?"
+# Where a heading's place ends: the line's end, a bracket, a dash, a gap of spaces, a semicolon, a sentence's end.
+_PLACE_END = r"(?=[ \t]*(?:\n|$)|[ \t]*[)\]]|[ \t]{2,}|\t|[ \t]+[—–-][ \t]|[ \t]*[;|]|\.(?:[ \t]|\n|$))"
+# After a found organisation or street: ", Town[, Region][ postcode]" or "(Town)" or " — Town" to where the heading
+# ends (Ridgeview Hospital, Tallowby, ON; Kestrel Clinic (Marrowdale); 12 Elm Row, Dunmore, Co. Kerry X91 AB12).
+_TOWNS_AND_CODE = rf"{_PLACE_WORDS}(?:,[ \t]*{_PLACE_WORDS}){{0,2}}(?:,?[ \t]+{_POSTCODE})?"
+_TAIL_AFTER = re.compile(rf"(?:[ \t]*,[ \t]*|[ \t]*\([ \t]*|[ \t]+[—–][ \t]+)(?P<v>{_TOWNS_AND_CODE}){_PLACE_END}")
+# After a found street: its direction and unit, then the town (55 Quarry Road West, Suite 4, Dunmerrow, ON K1A 0B1).
+_STREET_TAIL = re.compile(rf"(?:[ \t]+(?:North|South|East|West|[NSEW]{{1,2}})(?![\w'’-]))?(?:[ \t]*,[ \t]*{_UNIT})?"
+                          rf"[ \t]*,[ \t]*(?P<v>{_TOWNS_AND_CODE}){_PLACE_END}")
+# The flat, unit or level written before a street's number (Flat 2, 17 Quarry Row; Unit 4/27 Quarry Row).
+_UNIT_BEFORE = re.compile(rf"{_UNIT}(?:[ \t]*,[ \t]*|[ \t]*/|[ \t]+)$")
+_CODE_AFTER = re.compile(rf"[ \t]*,?[ \t]+{_POSTCODE_SURE}(?![\w-])")
+_CORPORATE_AFTER = re.compile(r"[ \t]*,?[ \t]+(?:LLC|L\.L\.C\.|Inc\.?|Ltd\.?|LLP|PLLC|P\.A\.|P\.C\.|PA|PC|Corp\.?|PLC|"
+                              r"Pty\.?[ \t]+Ltd\.?)(?![\w])")
+_NOT_TOWN = frozenset(("llc", "inc", "ltd", "llp", "pllc", "pc", "corp", "plc", "pty", "lp", "pa", "md", "do", "np"))
+# After a found town: its state or province and postcode (Tallowby, ON K7L 3N6; Marrowdale NSW 2999).
+_REGION_AFTER = re.compile(r"[ \t]*,?[ \t]*(?:[A-Z]{2,3}|(?i:" + "|".join(sorted(_STATES)) + r"))"
+                           rf"(?:[ \t]+{_POSTCODE})?(?![\w'’-])")
+_POST_AFTER = re.compile(rf"[ \t]*,?[ \t]+{_POSTCODE}(?![\w-])")
+_REGIONS = frozenset(lexicon.US_STATES) | frozenset(("NSW", "VIC", "QLD", "WA", "SA", "TAS", "NT", "ACT", "ON", "QC",
+                                                     "BC", "AB", "SK", "MB", "NS", "NB", "PE", "NL", "YT", "NU"))
+_TITLES = frozenset(("dr", "mr", "mrs", "ms", "miss", "prof", "rev", "fr", "re", "attn", "to", "from", "cc"))
+
+
+def _tail_place(words: list[str]) -> bool:
+    """Words that may name a town or region: not a person's title, not a kind of service or place (Clinic, Cardiology,
+    Unit), and not all of them everyday or clinical words."""
+    words = [w for w in words if w not in _REGIONS]  # ON, NSW: a province, not the word
+    low = [w.lower().rstrip(".") for w in words]
+    if not low or low[0] in _TITLES or any(w in _NOT_TOWN or generic_org_word(w)
+                                           for w in low if w not in ("st", "co")):
+        return False
+    return not all(_ordinary(w, True) for w in words if w.lower().rstrip(".") not in ("st", "co"))
+
+
+def place_tails(text: str, spans: list[Span]) -> list[Span]:
+    """The town (and region, postcode) written after a found organisation or street, and the state or province
+    written after a found town, which the place's own detector left out."""
+    out = []
+    for s in spans:
+        if s.entity == ADDRESS and text[s.start:s.start + 1].isdigit():
+            u = _UNIT_BEFORE.search(text, max(0, s.start - 16), s.start)
+            if u is not None:
+                out.append(Span(u.start(), s.start, ADDRESS, 0.7, "en-place-tail"))
+            m = _STREET_TAIL.match(text, s.end)
+            if m is not None and _tail_place(re.findall(r"[^\W\d_][\w'’.-]*", re.sub(r"\d[\w ]*$", "", m["v"]))):
+                out.append(Span(s.end, m.end("v"), ADDRESS, 0.7, "en-place-tail"))
+                continue
+        if s.entity == ADDRESS and (c := _CODE_AFTER.match(text, s.end)) is not None:
+            out.append(Span(s.end, c.end(), ADDRESS, 0.7, "en-place-tail"))  # …, Dunmerrow HG9 9ZZ
+        if s.entity == ORGANIZATION and (c := _CORPORATE_AFTER.match(text, s.end)) is not None:
+            out.append(Span(s.end, c.end(), ORGANIZATION, 0.7, "en-place-tail"))  # Quarry Row Partners, LLC
+            continue
+        if s.entity in (ORGANIZATION, ADDRESS):
+            m = _TAIL_AFTER.match(text, s.end)
+            if m is not None and _tail_place(re.findall(r"[^\W\d_][\w'’.-]*", re.sub(r"\d[\w ]*$", "", m["v"]))):
+                out.append(Span(s.end, m.end("v"), ADDRESS, 0.7, "en-place-tail"))
+                continue
+        if (s.entity == ADDRESS or "town" in s.detector) and not any(
+                n.entity == NAME and n.start < s.start < n.end for n in spans):  # Ann Kaplan, MD: a name
+            r = _REGION_AFTER.match(text, s.end)
+            if r is not None and (r.group().strip(" \t,").split()[0].upper() in _REGIONS or
+                                  r.group().strip(" \t,").split()[0].lower() in _STATES):
+                out.append(Span(s.end, r.end(), ADDRESS, 0.7, "en-place-tail"))
+        if s.entity == ADDRESS and re.search(r"(?<![A-Za-z])[A-Z]{2,3}$", text[max(0, s.start):s.end]) and \
+                text[s.end - 3:s.end].strip(" ,") in _REGIONS and (p := _POST_AFTER.match(text, s.end)) is not None:
+            out.append(Span(s.end, p.end(), ADDRESS, 0.7, "en-place-tail"))  # Marrowdale NSW 2999
+    return out

@@ -251,6 +251,7 @@ class Analyzer:
         if lang == "en":  # English only: titles, clock times, units and branches inside the found span
             spans += [s for s in en_context.places_before_addresses(text, spans) if text[s.start:s.end] not in
                       self.config.allow]
+            spans += en_places.place_tails(text, spans)
             spans = en_context.extend(text, spans)
         return merge(spans)
 

@@ -1,0 +1,77 @@
+"""Classes of English PHI that letterheads, headings and day-first notes write: the town (region, postcode) after a
+found hospital or street, a hospital's heading followed by its department (which stays), day-first dates without a
+year, and the weeks and months of UK-style follow-ups (review in 6/52), which are no dates. Every note is written for
+this test; the places are made up, no value is taken from any corpus."""
+
+from __future__ import annotations
+
+import pytest
+
+from climedbench.deid.engine import Analyzer
+from tests.support.deid_spans import check_english_note
+
+
+@pytest.fixture(scope="module")
+def analyzer() -> Analyzer:
+    return Analyzer()
+
+
+CLASSES = {
+    "the town after a hospital in a heading, with its province or in brackets": (
+        "CLINIC NOTE\nKestrelbrook Valley Hospital, Tallowmere, ON\nDate: 2024-03-01\n"
+        "Consult — Brindlemoor Community Hospital (Ashcombery)\nSeen for review.\n",
+        ["Tallowmere, ON", "Ashcombery"], ["CLINIC NOTE", "Seen for review"]),
+    "the town after a hospital before a dash, the department after it stays": (
+        "St. Aldwyn's University Hospital, Pellingford — Adult Psychiatry\nOutpatient review.\n",
+        ["Pellingford"], ["Adult Psychiatry", "Outpatient review"]),
+    "the state after a found town": (
+        "Intake — Ridgeback Wind Services LLC, Woodward, OK\nPt lives in Frostburg, MD with wife.\n",
+        ["Woodward, OK", "Frostburg, MD"], []),
+    "a letterhead's street with its town, region and postcode": (
+        "Quillon Harbour Medical Practice\n14 Quarry Row, Dunmerrow WA 6999   Ph (08) 9555 0101\n",
+        ["14 Quarry Row, Dunmerrow WA 6999"], []),
+    "a street's flat before it, its direction, town, county and postcode after it, a company's LLC": (
+        "Address: Flat 3, 21 Tannery Road, Pellingford HG9 9ZZ\n"
+        "Kettlewell Surgery\n48 Mossgate Road West, Dunmerrow, North Riding HG8 8ZZ\n"
+        "Report: Quarrystone Pathology Associates, LLC\n",
+        ["Flat 3, 21 Tannery Road, Pellingford HG9 9ZZ", "48 Mossgate Road West, Dunmerrow, North Riding HG8 8ZZ",
+         "Quarrystone Pathology Associates, LLC"], ["Report"]),
+}
+
+
+@pytest.mark.parametrize("name", list(CLASSES))
+def test_places_in_headings(analyzer: Analyzer, name: str) -> None:
+    text, phi, keep = CLASSES[name]
+    check_english_note(analyzer, text, phi, keep)
+
+
+DEPARTMENTS = {
+    "a department after a hospital's name and a gap of spaces stays": (
+        "DISCHARGE SUMMARY\nHarrowgate Community Hospital   Pulmonary Medicine\nName: X\n",
+        ["Harrowgate Community Hospital"], ["Pulmonary Medicine"]),
+    "a department after a dash stays": (
+        "Ferncliff Bay Health Centre - Physiotherapy\nTo: Dr. X\n",
+        ["Ferncliff Bay Health Centre"], ["Physiotherapy"]),
+}
+
+
+@pytest.mark.parametrize("name", list(DEPARTMENTS))
+def test_departments_after_a_heading_stay(analyzer: Analyzer, name: str) -> None:
+    text, phi, keep = DEPARTMENTS[name]
+    check_english_note(analyzer, text, phi, keep)
+
+
+DAY_FIRST = {
+    "day-first dates without a year, also before a colon": (
+        "Admitted on 19/8 with cellulitis and discharged today 24/8. Bloods 28/2: Hb 101. Lithium level 6/3: 0.6.\n",
+        ["19/8", "24/8", "28/2", "6/3"], []),
+    "weeks and months of a follow-up are no dates": (
+        "Plan: clinic review in 4/52; repeat LFTs 3/52. GP to review 6/12. PS 14/5 overnight.\n",
+        [], ["4/52", "3/52", "6/12", "14/5"]),
+}
+
+
+@pytest.mark.parametrize("name", list(DAY_FIRST))
+def test_day_first_dates(analyzer: Analyzer, name: str) -> None:
+    text, phi, keep = DAY_FIRST[name]
+    check_english_note(analyzer, text, phi, keep)
