@@ -75,3 +75,24 @@ DAY_FIRST = {
 def test_day_first_dates(analyzer: Analyzer, name: str) -> None:
     text, phi, keep = DAY_FIRST[name]
     check_english_note(analyzer, text, phi, keep)
+
+
+PROSE = {
+    "a town after a word of living, coming or kin, in a sentence-case note": (
+        "Admits to a family party in Pellingford over the weekend. Lives with wife Mary in Dunmerrow Bay.\n"
+        "Family travels from Tallowmere by bus. Returned from Kerrowdale district in May.\n",
+        ["Pellingford", "Dunmerrow Bay", "Tallowmere", "Kerrowdale"], ["over the weekend", "May", "district"]),
+    "a street named without its number": (
+        "Home: bungalow on Tannery Ave, furnace fixed. Injured outside a bar on Mossgate Street at 0200.\n",
+        ["Tannery Ave", "Mossgate Street"], ["furnace", "at 0200"]),
+    "what stays: a service, a language, a country, a holiday, a verb after a relative": (
+        "Wife works in Radiology. Son lives in Spain; family speaks to her in Spanish. Daughter visiting at "
+        "Christmas. Husband drove to Mercy Hospital.\n",
+        [], ["Radiology", "Spain", "Spanish", "Christmas", "drove"]),
+}
+
+
+@pytest.mark.parametrize("name", list(PROSE))
+def test_places_in_prose(analyzer: Analyzer, name: str) -> None:
+    text, phi, keep = PROSE[name]
+    check_english_note(analyzer, text, phi, keep)

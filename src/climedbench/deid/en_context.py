@@ -318,7 +318,7 @@ def en_places_more(text: str) -> list[Span]:
                 out.append(span)
     for m in _TOWN.finditer(text):
         words = m.group("v").split()
-        if all(_name_like(w) for w in words):
+        if all(_name_like(w) for w in words) and not en_words.country(m.group("v")):
             out.append(Span(*m.span("v"), ADDRESS, 0.7, "en-town"))
     for rx, name in ((_BASE, "en-base"), (_UPPER_STREET, "en-street-upper"), (_PO_BOX_CITY, "en-po-box"),
                      (_UK_POSTCODE, "uk-postcode")):

@@ -249,7 +249,8 @@ _BARE_MD = re.compile(rf"(?<![\w/.:+-]){_MD}{_MD_END}")
 _BARE_DM = re.compile(rf"(?<![\w/.:+-])(?:1[3-9]|2\d|3[01])/(?:0?[1-9]|1[0-2]){_MD_END}")
 # n/52 and n/12 after a word of time are weeks and months from now (review in 6/52, repeat bloods 2/52), not dates.
 _RELATIVE_BEFORE = re.compile(r"(?<![A-Za-z])(?i:in|review|repeat|rv|f/u|fu|follow-?up|within|for|next|x|after|"
-                              r"every|over)\b[^\n.;:]{0,12}$")
+                              r"every|over)\b[^\n.;:()]{0,12}$")
+_RELATIVE_RIGHT_BEFORE = re.compile(r"(?<![A-Za-z])(?i:in|review|rv|for|next|within|x|after|every|over)[ \t]+$")
 _MONTH_YEAR = re.compile(r"(?<![\w/.:+-])(?:0?[1-9]|1[0-2])/(?:[4-9]\d)(?![\w/%:-]|\.\d)")
 _MD_DASH = re.compile(r"(?<![A-Za-z])(?i:on|since|dated)[ \t]+(?P<v>(?:0?[1-9]|1[0-2])-(?:0?[1-9]|[12]\d|3[01]))"
                       r"(?![\w/-]|[ \t]*(?i:l|lpm|liters?|pillows?|mg|units?|x|times|days?|hours?|hrs?|weeks?)\b)")
@@ -296,7 +297,8 @@ def dates_and_pagers(text: str) -> list[Span]:
             month, day = (int(x) for x in m.group().split("/")[::-1 if rx is _BARE_DM else 1])
             if _NOT_DATE.search(before) or (rx is _BARE_MD and month < day <= 4):  # 1/2, 2/3: a fraction
                 continue
-            if day in (12, 52) and rx is not _BARE_DM and _RELATIVE_BEFORE.search(before):
+            if rx is not _BARE_DM and ((day == 52 and _RELATIVE_BEFORE.search(before)) or
+                                       (day == 12 and _RELATIVE_RIGHT_BEFORE.search(before))):
                 continue
             near = text[max(0, m.start() - 40):m.start()]
             if rx is not _MONTH_YEAR and (month == day == 5 or _SETTING_NEAR.search(near) or

@@ -266,3 +266,60 @@ def place_tails(text: str, spans: list[Span]) -> list[Span]:
                 text[s.end - 3:s.end].strip(" ,") in _REGIONS and (p := _POST_AFTER.match(text, s.end)) is not None:
             out.append(Span(s.end, p.end(), ADDRESS, 0.7, "en-place-tail"))  # Marrowdale NSW 2999
     return out
+
+
+# ---------------------------------------------------------------- places named in the prose of sentence-case notes
+
+_W = r"[^\W\d_][^\W\d_'’]*(?:[-'’][^\W\d_]+)*"
+# A place after a preposition (in Pellingford, from Dunmerrow, near Tallowmere, Ashcombe, Kerrowshire).
+_PROSE_PLACE = re.compile(rf"(?<![\w'’-])(?=(?P<cue>in|from|to|near|at|by|outside|around)[ \t]+(?![a-z])"
+                          rf"(?P<v>{_W}(?:[ \t]+(?:of[ \t]+)?{_W}){{0,2}}(?:,[ \t]*{_W}(?:[ \t]+{_W})?)?))")
+# A word of living, coming, going or kin before it, in the same sentence (lives with her son in …, drove in from …).
+_PROSE_CUE = re.compile(r"(?i:lives?|lived|living|resides?|residing|home|house|flat|moved|moving|relocated|travel\w*|"
+                        r"trips?|itinerary|drove|drives?|driving|came|comes?|coming|flew|fly|flying|flight|visit\w*|"
+                        r"return\w*|born|raised|grew|family|relatives?|mother|father|son|daughter|sister|brother|"
+                        r"wife|husband|partner|niece|nephew|aunt|uncle|cousin|grand\w+|nok|party|holiday|vacation|"
+                        r"camping|hiking|surfing|staying|stays?|works?|worked|working|job|taxi|depart\w*|destination|"
+                        r"place|child|childhood|sent|transferred|collected)\b[^.;:\n]{0,45}$")
+_NOT_A_PLACE = frozenset(("christmas", "easter", "thanksgiving", "ramadan", "diwali", "mandarin", "cantonese", "arabic",
+                          "hindi", "urdu", "tagalog", "creole", "punjabi", "tamil", "swahili", "farsi", "dari",
+                          "pashto", "russian", "french", "german", "italian", "korean", "spanish", "english", "dr",
+                          "mr", "mrs", "ms", "miss", "prof", "st", "mt", "fr", "rev", "god", "jesus", "church"))
+_MONTHS_DAYS = frozenset(re.findall(r"\S+", """january february march april may june july august september october
+november december monday tuesday wednesday thursday friday saturday sunday jan feb mar apr jun jul aug sep sept oct
+nov dec mon tue tues wed thu thur thurs fri sat sun"""))
+# A street named without its number after a word of place (a bungalow on Tannery Ave, outside a bar on West Street).
+_STREET_WORDS = re.compile(rf"(?<![\w'’-])(?i:on|off|at|near|along|down|up)[ \t]+(?:the[ \t]+)?"
+                           rf"(?P<v>(?:(?:[NSEW]|NE|NW|SE|SW)[ \t]+)?(?:\d{{1,3}}(?:st|nd|rd|th)|[A-Z][a-z'’]+)"
+                           rf"(?:[ \t]+[A-Z][a-z'’]+){{0,2}}[ \t]+{lexicon.EN_STREET}(?:[ \t]+[NSEW](?![\w'’-]))?)"
+                           r"(?![\w'’-]|[ \t]+[A-Z][a-z])")
+
+
+def _prose_place(words: list[str]) -> bool:
+    """Words that may name a town: each written with a capital and a small letter, none a function, common or
+    clinical word, a month, a language, a title, a kind of service (Radiology, Clinic); not a country alone."""
+    low = [w.lower() for w in words]
+    if en_words.country(" ".join(words)) or any(w in _NOT_A_PLACE or w in _MONTHS_DAYS for w in low):
+        return False
+    return all(w[:1].isupper() and not w.isupper() and not _ordinary(w, False) and not generic_org_word(w)
+               and w.lower() not in en_words.given_names() for w in words if w.lower() != "of")
+
+
+def prose_places(text: str) -> list[Span]:
+    """In a note written in sentence case: a town after a preposition where a word of living, coming, going or kin
+    stands before it in the sentence (her son in Pellingford, travels from Dunmerrow by bus), and a street named
+    without its number after a word of place (on Tannery Ave)."""
+    if en_words.upper_note(text) or en_words.lower_note(text):
+        return []
+    out = []
+    for m in _PROSE_PLACE.finditer(text):
+        if _PROSE_CUE.search(text, max(0, m.start() - 60), m.start()) is None:
+            continue
+        words = re.findall(_W, m.group("v"))
+        while words and not _prose_place(words[-1:]):  # Pellingford over the weekend: the town alone
+            words.pop()
+        if words and _prose_place(words):
+            out.append(Span(m.start("v"), m.start("v") + m.group("v").index(words[-1]) + len(words[-1]), ADDRESS,
+                            0.65, "en-prose-town"))
+    out += [Span(*m.span("v"), ADDRESS, 0.7, "en-street-name") for m in _STREET_WORDS.finditer(text)]
+    return out
