@@ -96,3 +96,22 @@ PROSE = {
 def test_places_in_prose(analyzer: Analyzer, name: str) -> None:
     text, phi, keep = PROSE[name]
     check_english_note(analyzer, text, phi, keep)
+
+
+IDENTIFIERS = {
+    "Indian, Irish and Canadian numbers after their labels, with slashes": (
+        "IPD No: KP/24/019932     UHID: KSH0099120\nAadhaar: 2345 6789 0123   PPSN 1234567TW\n"
+        "UHID: KMC/PC/23/7712   UCI: 12-3456-7890\nReg. KMC-2011/05/2288   IMC 123456\n",
+        ["KP/24/019932", "KSH0099120", "2345 6789 0123", "1234567TW", "KMC/PC/23/7712", "12-3456-7890",
+         "KMC-2011/05/2288", "123456"], ["UHID:", "Reg.", "IMC"]),
+    "an age of 90 or more with its unit, a portal handle": (
+        "Age: 94 years\nFrom: jodie.ashby (patient)   To: Clinic Nurses\nportal username set as kerrow09.\n"
+        "She took metformin (glucophage) for years.\n",
+        ["94 years", "jodie.ashby", "kerrow09"], ["metformin (glucophage) for years"]),
+}
+
+
+@pytest.mark.parametrize("name", list(IDENTIFIERS))
+def test_identifiers_after_labels(analyzer: Analyzer, name: str) -> None:
+    text, phi, keep = IDENTIFIERS[name]
+    check_english_note(analyzer, text, phi, keep)

@@ -20,6 +20,7 @@ from climedbench.deid.detectors import _SPECIALTY_WORDS, Span
 from climedbench.deid.patterns import (
     ACCOUNT_ID,
     ADDRESS,
+    AGE,
     DATE,
     INSURANCE_ID,
     LICENSE_PLATE,
@@ -390,8 +391,13 @@ EN_PATTERNS: tuple[PatternSpec, ...] = (
     # National numbers of the UK and Australia (07700 900734, 01323 555 270, 0161 555 0123, (08) 9021 4478).
     PatternSpec(PHONE, "uk-au-phone", r"(?<![\w.+/-])(?:\(0[1-9]\)[ ]?\d{4}[ ]?\d{4}|0[1-9][ ]\d{4}[ ]\d{4}|"
                 r"0[1-9]\d{3}[ ]?\d{3}[ ]?\d{3}|0[1-9]\d{2}[ ]?\d{3}[ ]?\d{4})(?![\w-]|\.\d|[ ]\d)", 0.85, flags=0),
+    # A portal message's sender by a handle with a digit or a dot (From: jdoe.ashby (patient); From: Jo Doe (jdoe88)).
+    PatternSpec(ACCOUNT_ID, "en-portal-handle",
+                r"(?<![A-Za-z])From:[ \t]*(?:[^\n(]{0,60}\()?(?P<v>(?=[a-z]+[0-9._])[a-z][a-z0-9._]{4,29}[a-z0-9])"
+                r"(?=[ \t]*[()])", 0.75, flags=0),
     PatternSpec(ACCOUNT_ID, "at-handle", r"(?<![\w.@])@[A-Za-z][A-Za-z0-9_.]{2,29}[A-Za-z0-9_](?![\w@])", 0.85),
-    PatternSpec(ACCOUNT_ID, "en-user-cue", r"(?<![A-Za-z])(?i:user(?:name)?|login|screen\s+name)[ \t]*[:=]?[ \t]*"
+    PatternSpec(ACCOUNT_ID, "en-user-cue", r"(?<![A-Za-z])(?i:user(?:name)?|login|screen\s+name)"
+                r"(?:[ \t]+(?i:set[ \t]+as|is|was))?[ \t]*[:=]?[ \t]*"
                 r"(?P<v>(?![a-z]+(?:ed|ing)\b)[a-z][a-z0-9._-]{3,30}[a-z0-9])(?![\w@])", 0.8, flags=0),
 )
 # An insurance line (Insurance: Medica MA MED-99120417; Ins Blue Cross … BKC449120083): its identifier-shaped words.
@@ -417,6 +423,9 @@ _ORG_TAIL = re.compile(r"(?:\.(?=[ \t]+[A-Z]))?(?:[ \t]+(?:[-–—/][ \t]*|(?:f
                        r"(?:[A-Z][A-Za-z'’.]+|[A-Z]{2,}))"
                        r"{1,4}(?=[ \t]*(?:,|\n|$|[ \t]{2}|\d|\())")
 _ORG_HEAD = re.compile(r"(?:[A-Z][A-Za-z'’.-]*(?:[ \t]+[A-Z][A-Za-z'’.-]*){0,3}[ \t]*(?:[-–—][ \t]*|/)|[A-Z]{2,}\+)$")
+
+
+_AGE_UNIT = re.compile(r"[ \t]*(?i:years?|yrs?|y/o|yo)(?:[ \t-]+(?i:old))?(?![A-Za-z])")
 
 
 def extend(text: str, spans: list[Span]) -> list[Span]:
@@ -450,6 +459,8 @@ def extend(text: str, spans: list[Span]) -> list[Span]:
             m = re.search(r"(?:(?<![A-Za-z])(?i:ext\.?|x)[ \t]?|#[ \t]?)$", text[max(0, start - 6):start])
             if m is not None and (s.entity == PHONE or m.group().startswith("#")):
                 start -= len(m.group())
+        elif s.entity == AGE and (unit := _AGE_UNIT.match(text, end)) is not None:
+            end = unit.end()  # Age: 93 years
         elif s.entity == ORGANIZATION and not s.detector.startswith("en-note-"):  # a nursing note's place is one word
             tail = _ORG_TAIL.match(text, end)
             if tail is not None and (not tail.group().startswith(".") or text[end - 2:end] in ("St", "Mt", "Ft")) and \
