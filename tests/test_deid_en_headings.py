@@ -115,3 +115,22 @@ IDENTIFIERS = {
 def test_identifiers_after_labels(analyzer: Analyzer, name: str) -> None:
     text, phi, keep = IDENTIFIERS[name]
     check_english_note(analyzer, text, phi, keep)
+
+
+ORGANISATIONS = {
+    "an employer after a job word with a shift word between, a club": (
+        "Retired officer of Bank of Kerrowshire. Works part-time at Pellmart Dunmerrow. Husband works nights at "
+        "Tallow Buses depot. Plays for Old Kerrovians RFC.\n",
+        ["Bank of Kerrowshire", "Pellmart Dunmerrow", "Tallow Buses", "Old Kerrovians RFC"], ["depot"]),
+    "funeral homes, parishes, police, a county's EMS, a GP's surgery by its street; a specialty stays": (
+        "Funeral home: Ashby & Sons Memorial Chapel. Priest visited (St. Aldwyn's Parish). Kerrow PD notified.\n"
+        "Sent via Tallow County EMS Medic 3. GP: Dr Singh, Mossgate Road Surgery\nPlan: General Surgery review.\n",
+        ["Ashby & Sons Memorial Chapel", "St. Aldwyn's Parish", "Kerrow PD", "Tallow County EMS",
+         "Mossgate Road Surgery"], ["General Surgery review", "Medic 3"]),
+}
+
+
+@pytest.mark.parametrize("name", list(ORGANISATIONS))
+def test_organisations(analyzer: Analyzer, name: str) -> None:
+    text, phi, keep = ORGANISATIONS[name]
+    check_english_note(analyzer, text, phi, keep)

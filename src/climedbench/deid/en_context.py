@@ -214,7 +214,10 @@ _ORG_SUFFIX_MORE = (r"(?:Health(?:\s+(?:Plan|Partners|Network|Alliance))?|Health
                     r"Convalescent|Home\s+for\s+the\s+Aged|Retirement\s+Community|Medical|Wellness|Therapy|"
                     r"Oncology|Orthopaedics|Surgery\s+Center|Surgical\s+Center|Transit|Logistics|Motors|Foods|"
                     r"Insurance|Mutual|Assurance|Life|Shield|LLP|LLC|PLLC|PC|Inc\.?|Co\.|Corp\.?|Club|League|Academy|"
-                    r"Preschool|Daycare|Day\s+Care|Church|Temple|Mosque|Synagogue|Children['’]s)"
+                    r"Preschool|Daycare|Day\s+Care|Church|Temple|Mosque|Synagogue|Children['’]s|Funeral\s+Home|Chapel|"
+                    r"Mortuary|Parish|Cathedral|Pavilion|Mine|Laboratory|Optical|Montessori|Polytechnic|Bureau|PD|"
+                    r"(?:County|City)[ \t]+(?:EMS|Sheriff|Jail)|"
+                    r"(?:Road|Street|Lane|Park|Green|Square|Hill|Town|Village|Riverside|House|Bridge|Cross)\s+Surgery)"
                     r"(?:[ \t]+of[ \t]+[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+){0,2})?")
 _ORG_MORE = re.compile(rf"(?<![\w'-])(?:(?:St\.?|Saint|Mount|Mt\.?|The)[ \t]+)?{_ORG_WORD}"
                        rf"(?:[ \t]+(?:of|and|&|for|the)?"
@@ -296,8 +299,9 @@ _PO_BOX_CITY = re.compile(r"(?i:\bP\.?[ \t]?O\.?[ \t]*Box)[ \t]+\d+"
                           + "|".join(lexicon.US_STATES) + r")(?:[ \t]+\d{5}(?:-\d{4})?)?)?")
 _JOB_AT = re.compile(r"(?<![A-Za-z])(?i:cook|server|cashier|driver|clerk|teacher|manager|worker|employee|mechanic|"
                      r"technician|engineer|volunteer|works?|worked|working|employed|intern|nanny|housekeeper|"
-                     r"custodian|janitor|guard|waitress|waiter|bartender|barista|stocker|foreman|welder|electrician)"
-                     r"[ \t]+(?:at|for|with)[ \t]+(?:the[ \t]+)?"
+                     r"custodian|janitor|guard|waitress|waiter|bartender|barista|stocker|foreman|welder|electrician|"
+                     r"officer|plays|played)(?:[ \t]+(?i:part-time|full-time|nights|days|weekends|evenings|shifts|"
+                     r"seasonally)){0,2}[ \t]+(?:at|for|with|of)[ \t]+(?:the[ \t]+)?"
                      r"(?P<v>[A-Z][A-Za-z'’&.-]*(?:[ \t]+(?:of|and|&|for|the|on)?"
                      r"[ \t]*[A-Z][A-Za-z'’&.-]*){0,4})")
 _BASE = re.compile(r"(?<![A-Za-z])(?:Fort|Ft\.|Camp|Naval[ \t]+Station|Joint[ \t]+Base)[ \t]+[A-Z][a-z]+"
