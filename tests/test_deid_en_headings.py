@@ -62,9 +62,13 @@ def test_departments_after_a_heading_stay(analyzer: Analyzer, name: str) -> None
 
 
 DAY_FIRST = {
-    "day-first dates without a year, also before a colon": (
+    "day-first dates without a year in a note that writes its dates day first, also before a colon": (
+        "Date of letter: 27/08/2024\n"
         "Admitted on 19/8 with cellulitis and discharged today 24/8. Bloods 28/2: Hb 101. Lithium level 6/3: 0.6.\n",
         ["19/8", "24/8", "28/2", "6/3"], []),
+    "a day over 12 first is a setting where the note writes no date day first": (
+        "RESP: PT INITIALLY ON 13/10 IN AM, WEANED. Tube secured at 21/2 at level of skin. Seen 03/14/2024.\n",
+        ["03/14/2024"], ["13/10", "21/2"]),
     "weeks and months of a follow-up are no dates": (
         "Plan: clinic review in 4/52; repeat LFTs 3/52. GP to review 6/12. PS 14/5 overnight.\n",
         [], ["4/52", "3/52", "6/12", "14/5"]),
@@ -87,8 +91,8 @@ PROSE = {
         ["Tannery Ave", "Mossgate Street"], ["furnace", "at 0200"]),
     "what stays: a service, a language, a country, a holiday, a verb after a relative": (
         "Wife works in Radiology. Son lives in Spain; family speaks to her in Spanish. Daughter visiting at "
-        "Christmas. Husband drove to Mercy Hospital.\n",
-        [], ["Radiology", "Spain", "Spanish", "Christmas", "drove"]),
+        "Christmas. Husband drove to Mercy Hospital. Family updated by MD's. Mother speaks to her in Iranian.\n",
+        [], ["Radiology", "Spain", "Spanish", "Christmas", "drove", "MD's", "Iranian"]),
 }
 
 

@@ -247,6 +247,10 @@ _MD_END = r"(?![\w/%-]|:\S|\.\d|[ \t]*(?:mg|mcg|ml|cc|u\b|units|hr|h\b|min|x\b|%
 _BARE_MD = re.compile(rf"(?<![\w/.:+-]){_MD}{_MD_END}")
 # d/m with a day over 12, which no month can be (admitted 15/7, bloods 30/1: a day-first note).
 _BARE_DM = re.compile(rf"(?<![\w/.:+-])(?:1[3-9]|2\d|3[01])/(?:0?[1-9]|1[0-2]){_MD_END}")
+# A note that writes its dates day first (22/07/2024, 5 Feb 2024): only there is 19/8 a date, not a setting (on 13/10).
+_DAY_FIRST_NOTE = re.compile(r"(?<![\w/.])(?:1[3-9]|2\d|3[01])[/.](?:0?[1-9]|1[0-2])[/.](?:19|20)\d\d(?!\d)|"
+                             r"(?<![\w/.])\d{1,2}[ \t-](?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+                             r"[ \t-](?:19|20)\d\d(?!\d)")
 # n/52 and n/12 after a word of time are weeks and months from now (review in 6/52, repeat bloods 2/52), not dates.
 _RELATIVE_BEFORE = re.compile(r"(?<![A-Za-z])(?i:in|review|repeat|rv|f/u|fu|follow-?up|within|for|next|x|after|"
                               r"every|over)\b[^\n.;:()]{0,12}$")
@@ -291,7 +295,8 @@ def dates_and_pagers(text: str) -> list[Span]:
     """Dates without a year in the forms of real notes, and pager numbers."""
     out = [Span(*m.span(), DATE, 0.7, "en-note-month-day") for m in _MONTH_DAY.finditer(text)
            if not re.fullmatch(r"(?i:may|mar)\.?[ \t]+\d+", m.group())]
-    for rx in (_BARE_MD, _MONTH_YEAR, _BARE_DM):
+    day_first = _DAY_FIRST_NOTE.search(text) is not None
+    for rx in (_BARE_MD, _MONTH_YEAR, _BARE_DM) if day_first else (_BARE_MD, _MONTH_YEAR):
         for m in rx.finditer(text):
             before = text[max(0, m.start() - 16):m.start()]
             month, day = (int(x) for x in m.group().split("/")[::-1 if rx is _BARE_DM else 1])

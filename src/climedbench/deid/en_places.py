@@ -216,6 +216,7 @@ _NOT_TOWN = frozenset(("llc", "inc", "ltd", "llp", "pllc", "pc", "corp", "plc", 
 # After a found town: its state or province and postcode (Tallowby, ON K7L 3N6; Marrowdale NSW 2999).
 _REGION_AFTER = re.compile(r"[ \t]*,?[ \t]*(?:[A-Z]{2,3}|(?i:" + "|".join(sorted(_STATES)) + r"))"
                            rf"(?:[ \t]+{_POSTCODE})?(?![\w'’-])")
+_ENDS = re.compile(r"[ \t]*(?:$|\n|[.;:)\]]|[ \t]{2})")  # Dunmerrow NH. / Dunmerrow NH (no comma): at an end
 _POST_AFTER = re.compile(rf"[ \t]*,?[ \t]+{_POSTCODE}(?![\w-])")
 _REGIONS = frozenset(lexicon.US_STATES) | frozenset(("NSW", "VIC", "QLD", "WA", "SA", "TAS", "NT", "ACT", "ON", "QC",
                                                      "BC", "AB", "SK", "MB", "NS", "NB", "PE", "NL", "YT", "NU"))
@@ -260,7 +261,8 @@ def place_tails(text: str, spans: list[Span]) -> list[Span]:
                 n.entity == NAME and n.start < s.start < n.end for n in spans):  # Ann Kaplan, MD: a name
             r = _REGION_AFTER.match(text, s.end)
             if r is not None and (r.group().strip(" \t,").split()[0].upper() in _REGIONS or
-                                  r.group().strip(" \t,").split()[0].lower() in _STATES):
+                                  r.group().strip(" \t,").split()[0].lower() in _STATES) and \
+                    ("," in r.group() or re.search(r"\d", r.group()) or _ENDS.match(text, r.end())):
                 out.append(Span(s.end, r.end(), ADDRESS, 0.7, "en-place-tail"))
         if s.entity == ADDRESS and re.search(r"(?<![A-Za-z])[A-Z]{2,3}$", text[max(0, s.start):s.end]) and \
                 text[s.end - 3:s.end].strip(" ,") in _REGIONS and (p := _POST_AFTER.match(text, s.end)) is not None:
@@ -301,8 +303,10 @@ def _prose_place(words: list[str]) -> bool:
     low = [w.lower() for w in words]
     if en_words.country(" ".join(words)) or any(w in _NOT_A_PLACE or w in _MONTHS_DAYS for w in low):
         return False
+    words = [re.sub(r"['’]s$", "", w) for w in words if w.lower() != "of"]  # MD's: a doctor, not a town
     return all(w[:1].isupper() and not w.isupper() and not _ordinary(w, False) and not generic_org_word(w)
-               and w.lower() not in en_words.given_names() for w in words if w.lower() != "of")
+               and w.lower() not in en_words.given_names() and not w.lower().endswith(("ian", "ean"))
+               for w in words)
 
 
 def prose_places(text: str) -> list[Span]:
