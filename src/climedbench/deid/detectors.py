@@ -389,14 +389,9 @@ _EN_ORG_CUE = re.compile(r"(?i:works?\s+(?:at|for)|worked\s+(?:at|for)|employed\
                          r"(?P<v>[A-Z][A-Za-z'.-]*(?:\s+(?:(?:of|and|&|for|the|on)\s+)*[A-Z0-9][A-Za-z0-9'.-]*){0,7})")
 
 
-_SPECIALTY_WORDS = frozenset(("acute", "surgery", "surgical", "addiction", "trauma", "critical", "intensive",
-                              "orthopaedic", "orthopaedics", "orthopedic", "orthopedics", "general", "emergency",
-                              "internal", "transplant", "palliative", "rehabilitation", "hepatology", "medical",
-                              "pediatric", "pediatrics", "orthopedics", "endocrinology", "cardiology", "dermatology",
-                              "medicine", "family", "group", "associates", "center", "centre", "services", "office",
-                              "department", "dept", "imaging", "diagnostics", "specialty", "behavioral", "health", "of",
-                              "and", "adult", "child", "women's", "outpatient", "inpatient", "sleep", "stroke",
-                              "wound", "care", "infusion", "dialysis", "cancer", "heart", "vascular", "pain", "spine"))
+_SPECIALTY_WORDS = lexicon.EN_SPECIALTY_WORDS
+# Where one heading ends and the next begins on a line (a letterhead's hospital, then its department).
+_HEADING_GAP = re.compile(r"[ \t]{2,}|\t|[ \t]+[-—–][ \t]+")
 
 
 def en_organisations(text: str) -> list[Span]:
@@ -411,6 +406,9 @@ def en_organisations(text: str) -> list[Span]:
             cut = value.rindex("\n") + 1
             start, value = start + cut, value[cut:].strip()
         value = value.strip()
+        pieces = _HEADING_GAP.split(value)
+        if len(pieces) > 1 and all(w.lower() in _SPECIALTY_WORDS for w in re.findall(r"[A-Za-z]+", pieces[-1])):
+            value = value[:len(value) - len(pieces[-1])].rstrip(" \t-—–")  # Hospital   Pulmonary Medicine
         first = value.split()[0].lower()
         if first in {"the", "this", "our", "a", "an", "outside", "local", "community", "general"} and \
                 len(value.split()) <= 2:

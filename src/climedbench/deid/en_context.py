@@ -20,6 +20,7 @@ from climedbench.deid.detectors import _SPECIALTY_WORDS, Span
 from climedbench.deid.patterns import (
     ACCOUNT_ID,
     ADDRESS,
+    AGE,
     DATE,
     INSURANCE_ID,
     LICENSE_PLATE,
@@ -213,7 +214,10 @@ _ORG_SUFFIX_MORE = (r"(?:Health(?:\s+(?:Plan|Partners|Network|Alliance))?|Health
                     r"Convalescent|Home\s+for\s+the\s+Aged|Retirement\s+Community|Medical|Wellness|Therapy|"
                     r"Oncology|Orthopaedics|Surgery\s+Center|Surgical\s+Center|Transit|Logistics|Motors|Foods|"
                     r"Insurance|Mutual|Assurance|Life|Shield|LLP|LLC|PLLC|PC|Inc\.?|Co\.|Corp\.?|Club|League|Academy|"
-                    r"Preschool|Daycare|Day\s+Care|Church|Temple|Mosque|Synagogue|Children['’]s)"
+                    r"Preschool|Daycare|Day\s+Care|Church|Temple|Mosque|Synagogue|Children['’]s|Funeral\s+Home|Chapel|"
+                    r"Mortuary|Parish|Cathedral|Pavilion|Mine|Laboratory|Optical|Montessori|Polytechnic|Bureau|PD|"
+                    r"(?:County|City)[ \t]+(?:EMS|Sheriff|Jail)|"
+                    r"(?:Road|Street|Lane|Park|Green|Square|Hill|Town|Village|Riverside|House|Bridge|Cross)\s+Surgery)"
                     r"(?:[ \t]+of[ \t]+[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+){0,2})?")
 _ORG_MORE = re.compile(rf"(?<![\w'-])(?:(?:St\.?|Saint|Mount|Mt\.?|The)[ \t]+)?{_ORG_WORD}"
                        rf"(?:[ \t]+(?:of|and|&|for|the)?"
@@ -295,8 +299,9 @@ _PO_BOX_CITY = re.compile(r"(?i:\bP\.?[ \t]?O\.?[ \t]*Box)[ \t]+\d+"
                           + "|".join(lexicon.US_STATES) + r")(?:[ \t]+\d{5}(?:-\d{4})?)?)?")
 _JOB_AT = re.compile(r"(?<![A-Za-z])(?i:cook|server|cashier|driver|clerk|teacher|manager|worker|employee|mechanic|"
                      r"technician|engineer|volunteer|works?|worked|working|employed|intern|nanny|housekeeper|"
-                     r"custodian|janitor|guard|waitress|waiter|bartender|barista|stocker|foreman|welder|electrician)"
-                     r"[ \t]+(?:at|for|with)[ \t]+(?:the[ \t]+)?"
+                     r"custodian|janitor|guard|waitress|waiter|bartender|barista|stocker|foreman|welder|electrician|"
+                     r"officer|plays|played)(?:[ \t]+(?i:part-time|full-time|nights|days|weekends|evenings|shifts|"
+                     r"seasonally)){0,2}[ \t]+(?:at|for|with|of)[ \t]+(?:the[ \t]+)?"
                      r"(?P<v>[A-Z][A-Za-z'’&.-]*(?:[ \t]+(?:of|and|&|for|the|on)?"
                      r"[ \t]*[A-Z][A-Za-z'’&.-]*){0,4})")
 _BASE = re.compile(r"(?<![A-Za-z])(?:Fort|Ft\.|Camp|Naval[ \t]+Station|Joint[ \t]+Base)[ \t]+[A-Z][a-z]+"
@@ -318,7 +323,7 @@ def en_places_more(text: str) -> list[Span]:
                 out.append(span)
     for m in _TOWN.finditer(text):
         words = m.group("v").split()
-        if all(_name_like(w) for w in words):
+        if all(_name_like(w) for w in words) and not en_words.country(m.group("v")):
             out.append(Span(*m.span("v"), ADDRESS, 0.7, "en-town"))
     for rx, name in ((_BASE, "en-base"), (_UPPER_STREET, "en-street-upper"), (_PO_BOX_CITY, "en-po-box"),
                      (_UK_POSTCODE, "uk-postcode")):
@@ -390,8 +395,13 @@ EN_PATTERNS: tuple[PatternSpec, ...] = (
     # National numbers of the UK and Australia (07700 900734, 01323 555 270, 0161 555 0123, (08) 9021 4478).
     PatternSpec(PHONE, "uk-au-phone", r"(?<![\w.+/-])(?:\(0[1-9]\)[ ]?\d{4}[ ]?\d{4}|0[1-9][ ]\d{4}[ ]\d{4}|"
                 r"0[1-9]\d{3}[ ]?\d{3}[ ]?\d{3}|0[1-9]\d{2}[ ]?\d{3}[ ]?\d{4})(?![\w-]|\.\d|[ ]\d)", 0.85, flags=0),
+    # A portal message's sender by a handle with a digit or a dot (From: jdoe.ashby (patient); From: Jo Doe (jdoe88)).
+    PatternSpec(ACCOUNT_ID, "en-portal-handle",
+                r"(?<![A-Za-z])From:[ \t]*(?:[^\n(]{0,60}\()?(?P<v>(?=[a-z]+[0-9._])[a-z][a-z0-9._]{4,29}[a-z0-9])"
+                r"(?=[ \t]*[()])", 0.75, flags=0),
     PatternSpec(ACCOUNT_ID, "at-handle", r"(?<![\w.@])@[A-Za-z][A-Za-z0-9_.]{2,29}[A-Za-z0-9_](?![\w@])", 0.85),
-    PatternSpec(ACCOUNT_ID, "en-user-cue", r"(?<![A-Za-z])(?i:user(?:name)?|login|screen\s+name)[ \t]*[:=]?[ \t]*"
+    PatternSpec(ACCOUNT_ID, "en-user-cue", r"(?<![A-Za-z])(?i:user(?:name)?|login|screen\s+name)"
+                r"(?:[ \t]+(?i:set[ \t]+as|is|was))?[ \t]*[:=]?[ \t]*"
                 r"(?P<v>(?![a-z]+(?:ed|ing)\b)[a-z][a-z0-9._-]{3,30}[a-z0-9])(?![\w@])", 0.8, flags=0),
 )
 # An insurance line (Insurance: Medica MA MED-99120417; Ins Blue Cross … BKC449120083): its identifier-shaped words.
@@ -417,6 +427,9 @@ _ORG_TAIL = re.compile(r"(?:\.(?=[ \t]+[A-Z]))?(?:[ \t]+(?:[-–—/][ \t]*|(?:f
                        r"(?:[A-Z][A-Za-z'’.]+|[A-Z]{2,}))"
                        r"{1,4}(?=[ \t]*(?:,|\n|$|[ \t]{2}|\d|\())")
 _ORG_HEAD = re.compile(r"(?:[A-Z][A-Za-z'’.-]*(?:[ \t]+[A-Z][A-Za-z'’.-]*){0,3}[ \t]*(?:[-–—][ \t]*|/)|[A-Z]{2,}\+)$")
+
+
+_AGE_UNIT = re.compile(r"[ \t]*(?i:years?|yrs?|y/o|yo)(?:[ \t-]+(?i:old))?(?![A-Za-z])")
 
 
 def extend(text: str, spans: list[Span]) -> list[Span]:
@@ -450,6 +463,8 @@ def extend(text: str, spans: list[Span]) -> list[Span]:
             m = re.search(r"(?:(?<![A-Za-z])(?i:ext\.?|x)[ \t]?|#[ \t]?)$", text[max(0, start - 6):start])
             if m is not None and (s.entity == PHONE or m.group().startswith("#")):
                 start -= len(m.group())
+        elif s.entity == AGE and (unit := _AGE_UNIT.match(text, end)) is not None:
+            end = unit.end()  # Age: 93 years
         elif s.entity == ORGANIZATION and not s.detector.startswith("en-note-"):  # a nursing note's place is one word
             tail = _ORG_TAIL.match(text, end)
             if tail is not None and (not tail.group().startswith(".") or text[end - 2:end] in ("St", "Mt", "Ft")) and \

@@ -243,7 +243,18 @@ _MONTH_DAY = re.compile(rf"(?<![A-Za-z])(?i:{_MONTH_NAME})\.?[ \t]+(?:the[ \t]+)
                         rf"|(?<![A-Za-z])(?i:the)[ \t]+(?:[12]?\d|3[01])(?i:st|nd|rd|th)\b")
 # m/d (or m-d after a date word), and month/two-digit year (8/87: no day is over 31).
 _MD = r"(?:0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|3[01])"
-_BARE_MD = re.compile(rf"(?<![\w/.:+-]){_MD}(?![\w/%:-]|\.\d|[ \t]*(?:mg|mcg|ml|cc|u\b|units|hr|h\b|min|x\b|%))")
+_MD_END = r"(?![\w/%-]|:\S|\.\d|[ \t]*(?:mg|mcg|ml|cc|u\b|units|hr|h\b|min|x\b|%))"
+_BARE_MD = re.compile(rf"(?<![\w/.:+-]){_MD}{_MD_END}")
+# d/m with a day over 12, which no month can be (admitted 15/7, bloods 30/1: a day-first note).
+_BARE_DM = re.compile(rf"(?<![\w/.:+-])(?:1[3-9]|2\d|3[01])/(?:0?[1-9]|1[0-2]){_MD_END}")
+# A note that writes its dates day first (22/07/2024, 5 Feb 2024): only there is 19/8 a date, not a setting (on 13/10).
+_DAY_FIRST_NOTE = re.compile(r"(?<![\w/.])(?:1[3-9]|2\d|3[01])[/.](?:0?[1-9]|1[0-2])[/.](?:19|20)\d\d(?!\d)|"
+                             r"(?<![\w/.])\d{1,2}[ \t-](?i:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+                             r"[ \t-](?:19|20)\d\d(?!\d)")
+# n/52 and n/12 after a word of time are weeks and months from now (review in 6/52, repeat bloods 2/52), not dates.
+_RELATIVE_BEFORE = re.compile(r"(?<![A-Za-z])(?i:in|review|repeat|rv|f/u|fu|follow-?up|within|for|next|x|after|"
+                              r"every|over)\b[^\n.;:()]{0,12}$")
+_RELATIVE_RIGHT_BEFORE = re.compile(r"(?<![A-Za-z])(?i:in|review|rv|for|next|within|x|after|every|over)[ \t]+$")
 _MONTH_YEAR = re.compile(r"(?<![\w/.:+-])(?:0?[1-9]|1[0-2])/(?:[4-9]\d)(?![\w/%:-]|\.\d)")
 _MD_DASH = re.compile(r"(?<![A-Za-z])(?i:on|since|dated)[ \t]+(?P<v>(?:0?[1-9]|1[0-2])-(?:0?[1-9]|[12]\d|3[01]))"
                       r"(?![\w/-]|[ \t]*(?i:l|lpm|liters?|pillows?|mg|units?|x|times|days?|hours?|hrs?|weeks?)\b)")
@@ -284,14 +295,19 @@ def dates_and_pagers(text: str) -> list[Span]:
     """Dates without a year in the forms of real notes, and pager numbers."""
     out = [Span(*m.span(), DATE, 0.7, "en-note-month-day") for m in _MONTH_DAY.finditer(text)
            if not re.fullmatch(r"(?i:may|mar)\.?[ \t]+\d+", m.group())]
-    for rx in (_BARE_MD, _MONTH_YEAR):
+    day_first = _DAY_FIRST_NOTE.search(text) is not None
+    for rx in (_BARE_MD, _MONTH_YEAR, _BARE_DM) if day_first else (_BARE_MD, _MONTH_YEAR):
         for m in rx.finditer(text):
             before = text[max(0, m.start() - 16):m.start()]
-            month, day = (int(x) for x in m.group().split("/"))
+            month, day = (int(x) for x in m.group().split("/")[::-1 if rx is _BARE_DM else 1])
             if _NOT_DATE.search(before) or (rx is _BARE_MD and month < day <= 4):  # 1/2, 2/3: a fraction
                 continue
-            if rx is _BARE_MD and (month == day == 5 or _SETTING_NEAR.search(text[max(0, m.start() - 40):m.start()])
-                                   or _SCORE_AFTER.match(text, m.end())):
+            if rx is not _BARE_DM and ((day == 52 and _RELATIVE_BEFORE.search(before)) or
+                                       (day == 12 and _RELATIVE_RIGHT_BEFORE.search(before))):
+                continue
+            near = text[max(0, m.start() - 40):m.start()]
+            if rx is not _MONTH_YEAR and (month == day == 5 or _SETTING_NEAR.search(near) or
+                                          _SCORE_AFTER.match(text, m.end())):
                 continue
             out.append(Span(*m.span(), DATE, 0.65, "en-note-md"))
     out += [Span(*m.span("v"), DATE, 0.7, "en-note-md") for m in _MD_DASH.finditer(text)]

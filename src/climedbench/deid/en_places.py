@@ -14,7 +14,7 @@ import re
 from climedbench.deid import en_words, lexicon, tables
 from climedbench.deid.detectors import Span
 from climedbench.deid.en_context import generic_org_word
-from climedbench.deid.patterns import ADDRESS, ORGANIZATION
+from climedbench.deid.patterns import ADDRESS, NAME, ORGANIZATION
 
 _WORD = r"[A-Za-z][A-Za-z'’.]*"
 # A word that places what follows (lives in X, called from X, of X, near X, TO X).
@@ -186,3 +186,143 @@ def repeated_places(text: str, found: list[Span]) -> list[Span]:
                                                                                       text[s.start:s.end])}
     return [Span(*m.span(), ADDRESS if m.group().lower() in towns_found else ORGANIZATION, 0.7,
                  "en-note-place-repeat") for m in rx.finditer(text)]
+
+
+# ---------------------------------------------------------------- the town, region and postcode after a found place
+
+_CAP_WORD = r"(?:St\.?|Co\.|Mt\.?|[A-ZÀ-Þ][^\W\d_]*(?:['’-][^\W\d_]+)*)"
+_PLACE_WORDS = rf"{_CAP_WORD}(?:[ \t]+{_CAP_WORD}){{0,3}}"
+# A postcode that no time or count can be (a ZIP, a Canadian, British or Irish code), and any (4 or 6 digits).
+_POSTCODE_SURE = (r"(?:\d{5}(?:-\d{4})?|[A-Z]\d[A-Z][ ]?\d[A-Z]\d|[A-Z]\d{2}[ ]?[A-Z0-9]{4}|"
+                  r"[A-PR-UWYZ][A-HK-Y]?\d[A-Z\d]?(?:[ ]\d[ABD-HJLNP-UW-Z]{2})?)")
+_POSTCODE = rf"(?:{_POSTCODE_SURE}|\d{{4}}|\d{{6}})"
+_UNIT = r"(?:Suite|Ste|Unit|Apt|Flat|Level|Room|Rm|Floor|Fl|Bldg|Space|#)\.?[ \t]*#?[A-Za-z]?\d+[A-Za-z]?"
+# Where a heading's place ends: the line's end, a bracket, a dash, a gap of spaces, a semicolon, a sentence's end.
+_PLACE_END = r"(?=[ \t]*(?:\n|$)|[ \t]*[)\]]|[ \t]{2,}|\t|[ \t]+[—–-][ \t]|[ \t]*[;|]|\.(?:[ \t]|\n|$))"
+# After a found organisation or street: ", Town[, Region][ postcode]" or "(Town)" or " — Town" to where the heading
+# ends (Ridgeview Hospital, Tallowby, ON; Kestrel Clinic (Marrowdale); 12 Elm Row, Dunmore, Co. Kerry X91 AB12).
+_TOWNS_AND_CODE = rf"{_PLACE_WORDS}(?:,[ \t]*{_PLACE_WORDS}){{0,2}}(?:,?[ \t]+{_POSTCODE})?"
+_TAIL_AFTER = re.compile(rf"(?:[ \t]*,[ \t]*|[ \t]*\([ \t]*|[ \t]+[—–][ \t]+)(?P<v>{_TOWNS_AND_CODE}){_PLACE_END}")
+# After a found street: its direction and unit, then the town (55 Quarry Road West, Suite 4, Dunmerrow, ON K1A 0B1).
+_STREET_TAIL = re.compile(rf"(?:[ \t]+(?:North|South|East|West|[NSEW]{{1,2}})(?![\w'’-]))?(?:[ \t]*,[ \t]*{_UNIT})?"
+                          rf"[ \t]*,[ \t]*(?P<v>{_TOWNS_AND_CODE}){_PLACE_END}")
+# The flat, unit or level written before a street's number (Flat 2, 17 Quarry Row; Unit 4/27 Quarry Row).
+_UNIT_BEFORE = re.compile(rf"{_UNIT}(?:[ \t]*,[ \t]*|[ \t]*/|[ \t]+)$")
+_CODE_AFTER = re.compile(rf"[ \t]*,?[ \t]+{_POSTCODE_SURE}(?![\w-])")
+_CORPORATE_AFTER = re.compile(r"[ \t]*,?[ \t]+(?:LLC|L\.L\.C\.|Inc\.?|Ltd\.?|LLP|PLLC|P\.A\.|P\.C\.|PA|PC|Corp\.?|PLC|"
+                              r"Pty\.?[ \t]+Ltd\.?)(?![\w])")
+_NOT_TOWN = frozenset(("llc", "inc", "ltd", "llp", "pllc", "pc", "corp", "plc", "pty", "lp", "pa", "md", "do", "np"))
+# After a found town: its state or province and postcode (Tallowby, ON K7L 3N6; Marrowdale NSW 2999).
+_REGION_AFTER = re.compile(r"[ \t]*,?[ \t]*(?:[A-Z]{2,3}|(?i:" + "|".join(sorted(_STATES)) + r"))"
+                           rf"(?:[ \t]+{_POSTCODE})?(?![\w'’-])")
+_ENDS = re.compile(r"[ \t]*(?:$|\n|[.;:)\]]|[ \t]{2})")  # Dunmerrow NH. / Dunmerrow NH (no comma): at an end
+_POST_AFTER = re.compile(rf"[ \t]*,?[ \t]+{_POSTCODE}(?![\w-])")
+_REGIONS = frozenset(lexicon.US_STATES) | frozenset(("NSW", "VIC", "QLD", "WA", "SA", "TAS", "NT", "ACT", "ON", "QC",
+                                                     "BC", "AB", "SK", "MB", "NS", "NB", "PE", "NL", "YT", "NU"))
+_TITLES = frozenset(("dr", "mr", "mrs", "ms", "miss", "prof", "rev", "fr", "re", "attn", "to", "from", "cc"))
+
+
+def _tail_place(words: list[str]) -> bool:
+    """Words that may name a town or region: not a person's title, not a kind of service or place (Clinic, Cardiology,
+    Unit), and not all of them everyday or clinical words."""
+    words = [w for w in words if w not in _REGIONS]  # ON, NSW: a province, not the word
+    low = [w.lower().rstrip(".") for w in words]
+    if not low or low[0] in _TITLES or any(w in _NOT_TOWN or generic_org_word(w)
+                                           for w in low if w not in ("st", "co")):
+        return False
+    return not all(_ordinary(w, True) for w in words if w.lower().rstrip(".") not in ("st", "co"))
+
+
+def place_tails(text: str, spans: list[Span]) -> list[Span]:
+    """The town (and region, postcode) written after a found organisation or street, and the state or province
+    written after a found town, which the place's own detector left out."""
+    out = []
+    for s in spans:
+        if s.entity == ADDRESS and text[s.start:s.start + 1].isdigit():
+            u = _UNIT_BEFORE.search(text, max(0, s.start - 16), s.start)
+            if u is not None:
+                out.append(Span(u.start(), s.start, ADDRESS, 0.7, "en-place-tail"))
+            m = _STREET_TAIL.match(text, s.end)
+            if m is not None and _tail_place(re.findall(r"[^\W\d_][\w'’.-]*", re.sub(r"\d[\w ]*$", "", m["v"]))):
+                out.append(Span(s.end, m.end("v"), ADDRESS, 0.7, "en-place-tail"))
+                continue
+        if s.entity == ADDRESS and (c := _CODE_AFTER.match(text, s.end)) is not None:
+            out.append(Span(s.end, c.end(), ADDRESS, 0.7, "en-place-tail"))  # …, Dunmerrow HG9 9ZZ
+        if s.entity == ORGANIZATION and (c := _CORPORATE_AFTER.match(text, s.end)) is not None:
+            out.append(Span(s.end, c.end(), ORGANIZATION, 0.7, "en-place-tail"))  # Quarry Row Partners, LLC
+            continue
+        if s.entity in (ORGANIZATION, ADDRESS):
+            m = _TAIL_AFTER.match(text, s.end)
+            if m is not None and _tail_place(re.findall(r"[^\W\d_][\w'’.-]*", re.sub(r"\d[\w ]*$", "", m["v"]))):
+                out.append(Span(s.end, m.end("v"), ADDRESS, 0.7, "en-place-tail"))
+                continue
+        if (s.entity == ADDRESS or "town" in s.detector) and not any(
+                n.entity == NAME and n.start < s.start < n.end for n in spans):  # Ann Kaplan, MD: a name
+            r = _REGION_AFTER.match(text, s.end)
+            if r is not None and (r.group().strip(" \t,").split()[0].upper() in _REGIONS or
+                                  r.group().strip(" \t,").split()[0].lower() in _STATES) and \
+                    ("," in r.group() or re.search(r"\d", r.group()) or _ENDS.match(text, r.end())):
+                out.append(Span(s.end, r.end(), ADDRESS, 0.7, "en-place-tail"))
+        if s.entity == ADDRESS and re.search(r"(?<![A-Za-z])[A-Z]{2,3}$", text[max(0, s.start):s.end]) and \
+                text[s.end - 3:s.end].strip(" ,") in _REGIONS and (p := _POST_AFTER.match(text, s.end)) is not None:
+            out.append(Span(s.end, p.end(), ADDRESS, 0.7, "en-place-tail"))  # Marrowdale NSW 2999
+    return out
+
+
+# ---------------------------------------------------------------- places named in the prose of sentence-case notes
+
+_W = r"[^\W\d_][^\W\d_'’]*(?:[-'’][^\W\d_]+)*"
+# A place after a preposition (in Pellingford, from Dunmerrow, near Tallowmere, Ashcombe, Kerrowshire).
+_PROSE_PLACE = re.compile(rf"(?<![\w'’-])(?=(?P<cue>in|from|to|near|at|by|outside|around)[ \t]+(?![a-z])"
+                          rf"(?P<v>{_W}(?:[ \t]+(?:of[ \t]+)?{_W}){{0,2}}(?:,[ \t]*{_W}(?:[ \t]+{_W})?)?))")
+# A word of living, coming, going or kin before it, in the same sentence (lives with her son in …, drove in from …).
+_PROSE_CUE = re.compile(r"(?i:lives?|lived|living|resides?|residing|home|house|flat|moved|moving|relocated|travel\w*|"
+                        r"trips?|itinerary|drove|drives?|driving|came|comes?|coming|flew|fly|flying|flight|visit\w*|"
+                        r"return\w*|born|raised|grew|family|relatives?|mother|father|son|daughter|sister|brother|"
+                        r"wife|husband|partner|niece|nephew|aunt|uncle|cousin|grand\w+|nok|party|holiday|vacation|"
+                        r"camping|hiking|surfing|staying|stays?|works?|worked|working|job|taxi|depart\w*|destination|"
+                        r"place|child|childhood|sent|transferred|collected)\b[^.;:\n]{0,45}$")
+_NOT_A_PLACE = frozenset(("christmas", "easter", "thanksgiving", "ramadan", "diwali", "mandarin", "cantonese", "arabic",
+                          "hindi", "urdu", "tagalog", "creole", "punjabi", "tamil", "swahili", "farsi", "dari",
+                          "pashto", "russian", "french", "german", "italian", "korean", "spanish", "english", "dr",
+                          "mr", "mrs", "ms", "miss", "prof", "st", "mt", "fr", "rev", "god", "jesus", "church"))
+_MONTHS_DAYS = frozenset(re.findall(r"\S+", """january february march april may june july august september october
+november december monday tuesday wednesday thursday friday saturday sunday jan feb mar apr jun jul aug sep sept oct
+nov dec mon tue tues wed thu thur thurs fri sat sun"""))
+# A street named without its number after a word of place (a bungalow on Tannery Ave, outside a bar on West Street).
+_STREET_WORDS = re.compile(rf"(?<![\w'’-])(?i:on|off|at|near|along|down|up)[ \t]+(?:the[ \t]+)?"
+                           rf"(?P<v>(?:(?:[NSEW]|NE|NW|SE|SW)[ \t]+)?(?:\d{{1,3}}(?:st|nd|rd|th)|[A-Z][a-z'’]+)"
+                           rf"(?:[ \t]+[A-Z][a-z'’]+){{0,2}}[ \t]+{lexicon.EN_STREET}(?:[ \t]+[NSEW](?![\w'’-]))?)"
+                           r"(?![\w'’-]|[ \t]+[A-Z][a-z])")
+
+
+def _prose_place(words: list[str]) -> bool:
+    """Words that may name a town: each written with a capital and a small letter, none a function, common or
+    clinical word, a month, a language, a title, a kind of service (Radiology, Clinic); not a country alone."""
+    low = [w.lower() for w in words]
+    if en_words.country(" ".join(words)) or any(w in _NOT_A_PLACE or w in _MONTHS_DAYS for w in low):
+        return False
+    words = [re.sub(r"['’]s$", "", w) for w in words if w.lower() != "of"]  # MD's: a doctor, not a town
+    return all(w[:1].isupper() and not w.isupper() and not _ordinary(w, False) and not generic_org_word(w)
+               and w.lower() not in en_words.given_names() and not w.lower().endswith(("ian", "ean"))
+               for w in words)
+
+
+def prose_places(text: str) -> list[Span]:
+    """In a note written in sentence case: a town after a preposition where a word of living, coming, going or kin
+    stands before it in the sentence (her son in Pellingford, travels from Dunmerrow by bus), and a street named
+    without its number after a word of place (on Tannery Ave)."""
+    if en_words.upper_note(text) or en_words.lower_note(text):
+        return []
+    out = []
+    for m in _PROSE_PLACE.finditer(text):
+        if _PROSE_CUE.search(text, max(0, m.start() - 60), m.start()) is None:
+            continue
+        words = re.findall(_W, m.group("v"))
+        while words and not _prose_place(words[-1:]):  # Pellingford over the weekend: the town alone
+            words.pop()
+        if words and _prose_place(words):
+            out.append(Span(m.start("v"), m.start("v") + m.group("v").index(words[-1]) + len(words[-1]), ADDRESS,
+                            0.65, "en-prose-town"))
+    out += [Span(*m.span("v"), ADDRESS, 0.7, "en-street-name") for m in _STREET_WORDS.finditer(text)]
+    return out

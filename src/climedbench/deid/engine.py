@@ -251,6 +251,7 @@ class Analyzer:
         if lang == "en":  # English only: titles, clock times, units and branches inside the found span
             spans += [s for s in en_context.places_before_addresses(text, spans) if text[s.start:s.end] not in
                       self.config.allow]
+            spans += en_places.place_tails(text, spans)
             spans = en_context.extend(text, spans)
         return merge(spans)
 
@@ -340,7 +341,7 @@ def _context(text: str, lang: str) -> list[Span]:
 def _places(text: str, lang: str) -> list[Span]:
     spans = detectors.en_addresses(text) + detectors.en_organisations(text)
     if lang == "en":
-        spans += en_context.en_places_more(text) + en_places.en_places(text)
+        spans += en_context.en_places_more(text) + en_places.en_places(text) + en_places.prose_places(text)
         spans += en_places.repeated_places(text, spans)
     if _CJK.search(text):
         spans += detectors.zh_addresses(text) + zh_orgs.zh_organisations(text)

@@ -26,7 +26,8 @@ from climedbench.deid.patterns import (
 
 _SEP = r"[ \t]*(?:#|(?i:no\.?|number|num))?[ \t]*[:#：]?[ \t]*"
 # A value: an optional site or letter prefix, then digits in groups (SGH 7741208, HN24018873(5), 2144871B, W0448127)
-_VALUE = r"(?P<v>(?:[A-Z]{2,5}[ \t])?[A-Z]{0,4}-?\d[0-9A-Z]*(?:[ -][0-9A-Z]+){0,3}(?:\(\d\))?)(?![\w-])"
+_VALUE = (r"(?P<v>(?:[A-Z]{2,5}[ \t])?(?:[A-Z]{0,4}[-/]?\d[0-9A-Z]*(?:[ /-][0-9A-Z]+){0,3}|"
+          r"[A-Z]{1,5}/[A-Z]{1,5}(?:/\d{2,8}){1,3})(?:\(\d\))?)(?![\w/-])")  # also IP/24/0188, KMC/PC/23/6612
 
 
 def _six_digits(value: str) -> bool:
@@ -48,18 +49,22 @@ def _bare_plate(value: str) -> bool:
 
 
 INTL_PATTERNS: tuple[PatternSpec, ...] = (
-    # Hospital and registration numbers (Hosp No: RW0938211, UR No: PAC1099372, URN KGH448102, HN: HN24018873(5)).
+    # Hospital and registration numbers (Hosp No: RW0938211, UR No: PAC1099372, URN KGH448102, HN: HN24018873(5), UHID,
+    # IPD No, a council's Reg. and IMC numbers).
     PatternSpec(RECORD_NUMBER, "intl-record-cue",
                 r"(?<![A-Za-z])(?:(?i:hosp(?:ital)?)[ \t]*(?i:no\.?|number|#)|UR(?:N|[ \t]*No\.?)?|HN|(?i:job)[ \t]*#|"
                 r"(?i:req(?:uisition)?\.)|Rx[ \t]*#|ACC[ \t]*#|(?i:acc(?:ession)?[ \t]+no\.?)|"
-                r"GMC|NMC|AHPRA|(?i:provider)[ \t]+(?i:no\.?|number)|CLIA|CAP|NCPDP|(?i:c[ée]dula[ \t]+profesional)|"
+                r"GMC|NMC|IMC|AHPRA|UHID|UCI|IPD|OPD|(?i:reg\.)|(?i:provider)[ \t]+(?i:no\.?|number)|CLIA|CAP|NCPDP|"
+                r"(?i:c[ée]dula[ \t]+profesional)|"
                 r"(?i:lab(?:oratory)?[ \t]+(?:no\.?|#))|(?i:conf(?:irmation)?\.?)|(?i:order)[ \t]*(?:#|(?i:no\.?)))"
                 + _SEP + _VALUE,
                 0.9, identifier_shape, flags=0),
-    # National and health identity numbers (NHS 943 476 5919, CHI 1507456721, NHI: ZGT4821, SIN 046 454 286).
+    # National and health identity numbers (NHS 943 476 5919, CHI 1507456721, NHI: ZGT4821, SIN 046 454 286, PPSN
+    # 1234567TW, Aadhaar 2345 6789 0123).
     PatternSpec(ID_NUMBER, "intl-id-cue",
-                r"(?<![A-Za-z])(?:NHS|CHI|NHI|SIN|PPSN|IHI|HKID|TFN)" + _SEP +
-                r"(?P<v>(?:[A-Z]{1,3}\d{4,7}(?:\(\w\))?|\d{3}[ \t-]?\d{3}[ \t-]?\d{3,4}))(?![\w-])", 0.9, flags=0),
+                r"(?<![A-Za-z])(?:NHS|CHI|NHI|SIN|PPSN|IHI|HKID|TFN|PHIN|(?i:aadhaa?r))" + _SEP +
+                r"(?P<v>(?:[A-Z]{1,3}\d{4,7}(?:\(\w\))?|\d{4}[ \t-]\d{4}[ \t-]\d{4}|\d{3}[ \t-]?\d{3}[ \t-]?\d{3,4}|"
+                r"\d{7}[A-Z]{1,2}))(?![\w-])", 0.9, flags=0),
     # Chinese service-book numbers (军字第2019417号, 警官证号).
     PatternSpec(ID_NUMBER, "zh-service-id", r"(?P<v>[军警武士][字]第\d{4,10}号)", 0.9, flags=0),
     # Provincial and national insurance numbers (Medicare No: 2953 61148 2-1, OHIP: 6201-448-917-MB, RAMQ: DESG 9161

@@ -335,3 +335,16 @@ def clinical_word(word: str) -> bool:
         return True
     # Letters joined to digits or to another abbreviation: one of the letter runs is a clinical term.
     return bool(re.search(r"[\d/-]", w)) and any(p in terms for p in re.findall(r"[a-z]{2,}", w))
+
+
+# Words that name a kind of service, not one place (Internal Medicine, Pulmonary Medicine, Medical ICU).
+EN_SPECIALTY_WORDS = frozenset(re.findall(r"\S+", """
+acute surgery surgical addiction trauma critical intensive orthopaedic orthopaedics orthopedic orthopedics
+general emergency internal transplant palliative rehabilitation hepatology medical pediatric pediatrics
+endocrinology cardiology dermatology medicine family group associates center centre services office department
+dept imaging diagnostics specialty behavioral health of and adult child women's outpatient inpatient sleep
+stroke wound care infusion dialysis cancer heart vascular pain spine respiratory pulmonary physiotherapy
+physical therapy oncology hematology haematology rhythm management failure labor labour delivery urgent
+neurology nephrology rheumatology psychiatry urology radiology gastroenterology obstetrics gynecology
+gynaecology geriatrics geriatric maternity neonatal icu micu sicu ccu nicu unit cardiac
+"""))
