@@ -68,14 +68,20 @@ def test_a_damaged_file_is_built_again_and_rewritten(tmp_path, monkeypatch, dama
     assert tables._read(path) == frozenset({"Catonsville"})
 
 
-def test_an_older_digest_is_replaced(tmp_path, monkeypatch):
+def test_only_the_newest_digests_are_kept(tmp_path, monkeypatch):
     monkeypatch.setenv(tables.ENV, str(tmp_path))
-    old = tmp_path / "demo-00000000000000000000.json"
-    old.write_text(json.dumps(tables.encode(frozenset({"stale"}))), "utf-8")
+    olds = []
+    for k in range(6):
+        old = tmp_path / f"demo-{k:020d}.json"
+        old.write_text(json.dumps(tables.encode(frozenset({"stale"}))), "utf-8")
+        os.utime(old, (1_000_000 + k, 1_000_000 + k))
+        olds.append(old.name)
     other = tmp_path / "demo2-00000000000000000000.json"
     other.write_text(json.dumps(tables.encode(frozenset({"kept"}))), "utf-8")
     assert tables.stored("demo")(lambda: frozenset({"fresh"}))() == frozenset({"fresh"})
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([f"demo-{tables.digest()}.json", other.name])
+    kept = sorted(p.name for p in tmp_path.iterdir())
+    assert kept == sorted([f"demo-{tables.digest()}.json", other.name, *olds[-(tables.KEPT - 1):]])
+    assert tables.KEPT == 4
 
 
 def test_an_unwritable_place_still_gives_the_table(tmp_path, monkeypatch):

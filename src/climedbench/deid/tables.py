@@ -27,6 +27,8 @@ T = TypeVar("T")
 ENV = "CLIMEDBENCH_TABLES"
 # The libraries whose data the tables are built from (a new version builds them again).
 SOURCES = ("jionlp", "pypinyin", "phonenumbers", "faker", "opencc", "jieba")
+# Files kept per table: several installed versions or source trees side by side do not rebuild each other's.
+KEPT = 4
 
 
 def folder() -> Path:
@@ -86,7 +88,8 @@ def _read(path: Path) -> Any:
 
 
 def _write(path: Path, value: Any) -> None:
-    """Keep the table (written whole, then renamed) and drop the same table's files of earlier digests."""
+    """Keep the table (written whole, then renamed); of the same table's files of other digests (other versions or
+    source trees) only the KEPT - 1 newest stay."""
     tmp: str | None = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -96,9 +99,9 @@ def _write(path: Path, value: Any) -> None:
         os.replace(tmp, path)
         tmp = None
         name = path.name.rsplit("-", 1)[0]
-        for old in path.parent.glob(f"{name}-*.json"):
-            if old != path and old.name.rsplit("-", 1)[0] == name:
-                old.unlink(missing_ok=True)
+        same = [p for p in path.parent.glob(f"{name}-*.json") if p.name.rsplit("-", 1)[0] == name]
+        for old in sorted(same, key=lambda p: (p != path, -p.stat().st_mtime))[KEPT:]:
+            old.unlink(missing_ok=True)
     except OSError:  # a read-only or full disk: the table is used unsaved and built again next time
         if tmp is not None:
             Path(tmp).unlink(missing_ok=True)
