@@ -1,7 +1,8 @@
 """English classes of this round: an address field's whole value whatever its words (a French street, a farm road,
 a unit first), streets by more suffixes (Pike, Parade, Tce, Mews), a practice named by a place or person and its
 specialty (… Rheumatology, … Pathology, … Diabetes & Endocrine), an insurer after a word of cover and a verb
-(supplemental through …, my insurance is …); and what stays: departments named by their specialty alone, a public
+(supplemental through …, my insurance is …), a "Surname, Given" set apart as a field (MARQUETTE, ODALYS   POD#2);
+and what stays: departments named by their specialty alone, a public
 programme, a duration after Home:, a town line that does not run into the next line's heading. Every note is
 written for this test: no value is taken from any corpus."""
 
@@ -37,6 +38,11 @@ CLASSES = {
         "Gets Medicare + supplemental through Garnet Senior Advantage (ID on file).\n"
         "also my new insurance is Quillwort now, can you resend it\n",
         ["Garnet Senior Advantage", "Quillwort"], ["Medicare", "now, can"]),
+    "a Surname, Given set apart as a field, in upper or title case, whatever the given name": (
+        "SICU NSG NOTE 0700-1900   MARQUETTE, ODALYS   POD#2\n"
+        "Quenneville, Marisol  71F  MRN 5550001\nS: Thackeray, Wilma, 88 yo F, rm 4\n"
+        "Employee: Ocampo Reyes, Jose Luis     DOB on file\n",
+        ["MARQUETTE, ODALYS", "Quenneville, Marisol", "Thackeray, Wilma", "Ocampo Reyes, Jose Luis"], ["71F", "88 yo F"]),
 }
 
 
@@ -51,6 +57,10 @@ KEEP = {
         "Plan: Adult Neurology to see. Musculoskeletal Radiology reviewed films. Insurance is Medicare.\n"
         "Coverage through Medicaid. Home: 2 days of rest advised.\n",
         [], ["Adult Neurology", "Musculoskeletal Radiology", "Medicare", "Medicaid", "2 days of rest"]),
+    "findings and sign-offs written like a Surname, Given field": (
+        "NEURO: ALERT, OX3. GI: SOFT, NT  \nRESP: LS CLEAR, DIMINISHED  \nCV: NSR, HR 80\n"
+        "Thanks, Marisol  \nOlwen Tarrant, PharmD\n",
+        ["Marisol", "Olwen Tarrant"], ["ALERT, OX3", "SOFT, NT", "CLEAR, DIMINISHED", "NSR, HR", "Thanks", "PharmD"]),
     "a town after a street does not run into the next line's heading": (
         "Address: 5/19 Mill Road, Tarrowby\nPlan: rest and fluids\n",
         ["5/19 Mill Road, Tarrowby"], ["Plan: rest"]),
