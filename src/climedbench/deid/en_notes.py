@@ -337,6 +337,7 @@ def _field_name_word(word: str, upper: bool) -> bool:
         not en_words.function_word(w) and not lexicon.clinical_word(w) and w.lower() not in lexicon.EN_NOT_NAMES
 
 
+_MORE_CREDENTIALS = r"(?i:pharmd|dpt|otr|ccc|slp|rd|ld|cde|rph|bcps|lcsw|msw|dnp|aprn|fnp|cnp)"
 _SIGN_OFFS = frozenset(("thanks", "thank", "regards", "cheers", "best", "hi", "hello", "dear", "sincerely", "yours",
                         "ok", "okay", "yes", "no", "sorry", "please"))
 
@@ -349,6 +350,6 @@ def last_first_fields(text: str) -> list[Span]:
         upper = m.group("last").isupper()
         if len(re.findall(r"[^\W\d_]{2,}", m.group("v"))) >= 2 and all(_field_name_word(w, upper) for w in words) \
                 and words[0].lower() not in _SIGN_OFFS and not re.fullmatch(lexicon.EN_CREDENTIALS, words[-1]) and \
-                not re.fullmatch(r"(?i:pharmd|dpt|otr|ccc|slp|rd|ld|cde|rph|bcps|lcsw|msw|dnp|aprn|fnp|cnp)", words[-1]):
+                not re.fullmatch(_MORE_CREDENTIALS, words[-1]):
             out.append(Span(*m.span("v"), NAME, 0.75, "en-name-last-first"))
     return out

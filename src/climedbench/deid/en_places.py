@@ -332,7 +332,8 @@ def prose_places(text: str) -> list[Span]:
 
 # A field labelled as an address (Address:, Home address:, Home:, Residence:, Lives at:) whose value begins with a
 # number, a unit or a building: the value to the field's end (a line's end, a gap of spaces, a semicolon, a bracket,
-# a phone's label, a dash or a joining word that begins a remark: … MI 49931 - split-level, … WA 98118 with family), whatever street or town words it uses (61 chemin des Pins, app. 2, Ashcombe, QC G1A 1A1).
+# a phone's label, a dash or a joining word that begins a remark: … MI 49931 - split-level, … WA 98118 with family),
+# whatever street or town words it uses (61 chemin des Pins, app. 2, Ashcombe, QC G1A 1A1).
 _ADDRESS_FIELD = re.compile(r"(?<![A-Za-z])(?i:(?:home|postal|mailing|street|current|usual)[ \t]+address|address|"
                             r"home|residence|usual[ \t]+residence|lives[ \t]+at)[ \t]*:[ \t]*"
                             r"(?P<v>(?:\d|(?i:flat|unit|apt|apartment|suite|room|rm|level|ward|block|lot|space|rr|"
