@@ -348,7 +348,7 @@ def zh_addresses(text: str) -> list[Span]:
 
 
 _UNIT = r"(?:Apt|Apartment|Suite|Ste|Unit|Fl|Floor|Room|Rm|Lot|Bldg|#)\.?\s*#?\w+"
-_CITY_STATE = (r"(?:\s?,\s*|\s*\n\s*)[A-Z][a-z]+(?:\s+[A-Z][a-z]+){0,2}(?:\s?,?\s+(?:" + "|".join(lexicon.US_STATES) + r"))?"
+_CITY_STATE = (r"(?:\s?,\s*|\s*\n\s*)[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+){0,2}(?:\s?,?\s+(?:" + "|".join(lexicon.US_STATES) + r"))?"
                r"(?:\s+\d{5}(?:-\d{4})?)?")
 _STREET_NAME = (r"(?:(?:[NSEW]|NE|NW|SE|SW)\.?\s+)?(?:[A-Z0-9][A-Za-z0-9'-]*\.?\s+){0,4}" + lexicon.EN_STREET +
                 r"(?:\s+(?:NE|NW|SE|SW|N|S|E|W)\b)?")

@@ -202,7 +202,7 @@ def en_names_more(text: str) -> list[Span]:
                                                            word in lexicon.EN_COMMON_WORDS):
                 continue
             out.append(Span(s, e, ACCOUNT_ID if name == "en-user" else NAME, 0.75, name))
-    return out + en_notes.cued_names(text) + en_notes.given_surname(text)
+    return out + en_notes.cued_names(text) + en_notes.given_surname(text) + en_notes.last_first_fields(text)
 
 
 # ---------------------------------------------------------------- organisations and places

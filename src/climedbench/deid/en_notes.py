@@ -314,3 +314,42 @@ def dates_and_pagers(text: str) -> list[Span]:
     out += _month_alone(text)
     out += [Span(*m.span("v"), PHONE, 0.8, "en-note-pager") for m in _PAGER.finditer(text)]
     return out
+
+
+# A "Surname, Given" set apart as a field of a heading or label, in upper or title case: at a line's start (after a
+# short label such as S: or Member:) or after a gap of spaces, and followed by a gap, the line's end, an age or a
+# number (MARQUETTE, ODALYS   POD#2; Quenneville, Marisol  71F; S: Thackeray, Wilma, 88 yo F).
+_L = r"[^\W\d_][^\W\d_'’]*(?:[-'’][^\W\d_]+)*"
+_LAST_FIRST_FIELD = re.compile(
+    rf"(?m)(?:^(?:[A-Za-z][A-Za-z ]{{0,14}}:)?[ \t]*|[ \t]{{2,}}|(?<=:)[ \t]*)"
+    rf"(?P<v>(?P<last>{_L}(?:[ \t]{_L})?),[ \t]?(?P<first>{_L}(?:[ \t](?:{_L}|[A-Z]\.?))?(?:[ \t][A-Z]\.?)?))"
+    r"(?=[ \t]{2,}|[ \t]*\n|[ \t]*$|,?[ \t]+\d|,[ \t]*\d|,[ \t]*[a-z]+-[a-z]+[ \t]+y|[ \t]*\(|[ \t]*/[ \t])")
+
+
+def _field_name_word(word: str, upper: bool) -> bool:
+    """A word of a name written as its field's case wants: in upper case all capitals, else a capital and small
+    letters; with a vowel, and not an everyday, clinical or stop word (ALERT, OX3 and SOFT, NT are findings)."""
+    w = word.rstrip(".")
+    if len(w) == 1:
+        return w.isupper()
+    cased = w.isupper() if upper else (w[:1].isupper() and not w.isupper())
+    return cased and re.search(r"[AEIOUYaeiouyÀ-ÿ]", w) is not None and not en_words.common_word(w) and \
+        not en_words.function_word(w) and not lexicon.clinical_word(w) and w.lower() not in lexicon.EN_NOT_NAMES
+
+
+_MORE_CREDENTIALS = r"(?i:pharmd|dpt|otr|ccc|slp|rd|ld|cde|rph|bcps|lcsw|msw|dnp|aprn|fnp|cnp)"
+_SIGN_OFFS = frozenset(("thanks", "thank", "regards", "cheers", "best", "hi", "hello", "dear", "sincerely", "yours",
+                        "ok", "okay", "yes", "no", "sorry", "please"))
+
+
+def last_first_fields(text: str) -> list[Span]:
+    """A "Surname, Given" set apart as a field (see above), each word a name's (not a finding's)."""
+    out = []
+    for m in _LAST_FIRST_FIELD.finditer(text):
+        words = re.findall(rf"{_L}|[A-Z]\.?", m.group("v"))
+        upper = m.group("last").isupper()
+        if len(re.findall(r"[^\W\d_]{2,}", m.group("v"))) >= 2 and all(_field_name_word(w, upper) for w in words) \
+                and words[0].lower() not in _SIGN_OFFS and not re.fullmatch(lexicon.EN_CREDENTIALS, words[-1]) and \
+                not re.fullmatch(_MORE_CREDENTIALS, words[-1]):
+            out.append(Span(*m.span("v"), NAME, 0.75, "en-name-last-first"))
+    return out

@@ -326,3 +326,88 @@ def prose_places(text: str) -> list[Span]:
                             0.65, "en-prose-town"))
     out += [Span(*m.span("v"), ADDRESS, 0.7, "en-street-name") for m in _STREET_WORDS.finditer(text)]
     return out
+
+
+# ---------------------------------------------------------------- an address field's whole value
+
+# A field labelled as an address (Address:, Home address:, Home:, Residence:, Lives at:) whose value begins with a
+# number, a unit or a building: the value to the field's end (a line's end, a gap of spaces, a semicolon, a bracket,
+# a phone's label, a dash or a joining word that begins a remark: … MI 49931 - split-level, … WA 98118 with family),
+# whatever street or town words it uses (61 chemin des Pins, app. 2, Ashcombe, QC G1A 1A1).
+_ADDRESS_FIELD = re.compile(r"(?<![A-Za-z])(?i:(?:home|postal|mailing|street|current|usual)[ \t]+address|address|"
+                            r"home|residence|usual[ \t]+residence|lives[ \t]+at)[ \t]*:[ \t]*"
+                            r"(?P<v>(?:\d|(?i:flat|unit|apt|apartment|suite|room|rm|level|ward|block|lot|space|rr|"
+                            r"p\.?o\.?[ \t]*box)\b)[^\n;|]*?)"
+                            r"(?=[ \t]*(?:\n|$|;|\||[ \t]{2}|\t|\((?!\d)|(?i:tel|ph|phone|mob|mobile|cell|fax|dob)\b)|"
+                            r"[ \t]+(?:[-–—][ \t]|(?:with|for|since|until|and|but|where|who)\b))")
+
+
+def address_fields(text: str) -> list[Span]:
+    """The whole value of a field labelled as an address that begins with a number or a unit (see above), when it
+    holds a word of two letters or more besides its numbers (not Home: 2 days, not Address: 14)."""
+    out = []
+    for m in _ADDRESS_FIELD.finditer(text):
+        v = m.group("v").rstrip(" \t,.")
+        words = re.findall(r"[^\W\d_]{2,}", v)
+        if len(v) <= 120 and any(w[:1].isupper() for w in words) and not re.fullmatch(
+                r"\d+[ \t]*(?i:days?|weeks?|wks?|months?|hours?|hrs?|years?|yrs?|times?|x|am|pm)\b.*", v):
+            out.append(Span(m.start("v"), m.start("v") + len(v), ADDRESS, 0.75, "en-address-field"))
+    return out
+
+
+# ---------------------------------------------------------------- practices named by their specialty
+
+# A practice or laboratory named by a place or person and its specialty (Tarrow Valley Rheumatology, Quill Hanly
+# Pathology, Brackenridge Diabetes & Endocrine, Fenmore Imaging): a run of capitalised words ending in a specialty.
+_SPECIALTY_END = (r"(?:[A-Z][a-z]+ology|[A-Z][a-z]+ologists|Endocrine|Podiatry|Imaging|Radiology|Pathology|Vascular|"
+                  r"Hematology-Oncology|Haematology|Orthopedics|Orthopaedics|Neurosurgery|Spine|Genetics|Fertility|"
+                  r"Kidney[ \t]+Care|Eye[ \t]+Care|Vision|Hearing|Audiology|Chiropractic|Physiotherapy|Rehabilitation|"
+                  r"Family[ \t]+Health|Family[ \t]+Medicine|Family[ \t]+Practice|Women['’]s[ \t]+Health|"
+                  r"Nurse[ \t]+Line)"
+                  r"(?:[ \t]+(?:Associates|Group|Partners|Program|Institute|Specialists|Consultants|Services|Line))?")
+_SPECIALTY_ORG = re.compile(rf"(?<![\w'’.-])(?P<v>(?:[A-Z][A-Za-z'’-]*[A-Za-z][ ](?:(?:&|and|of)[ ])?){{2,4}}"
+                            rf"{_SPECIALTY_END})(?![\w'’-])")
+
+
+def specialty_orgs(text: str) -> list[Span]:
+    """A practice named by its specialty (see above), two words or more before it written with a capital and one
+    space (not across a sentence's full stop or a gap of spaces), when a word before the specialty is a name's or a
+    place's: not an everyday, clinical or kind-of-service word (Pediatric Cardiology, Interventional Radiology stay)."""
+    out = []
+    for m in _SPECIALTY_ORG.finditer(text):
+        words = re.findall(r"[A-Za-z][A-Za-z'’-]*", m.group("v"))
+        head = [w for w in words[:-1] if w.lower() not in ("and", "of")]
+        start = m.start("v")
+        while head and head[0].lower() in ("the", "a", "an", "at", "to", "from", "via", "per", "with", "dr", "re"):
+            start = text.index(head[0], start) + len(head[0])
+            start += len(text[start:]) - len(text[start:].lstrip(" \t"))
+            head = head[1:]
+        if head and any(not _ordinary(w, True) and not generic_org_word(w) and
+                        not w.lower().endswith(("ology", "al", "ic", "ary")) for w in head):
+            out.append(Span(start, m.end("v"), ORGANIZATION, 0.7, "en-specialty-org"))
+    return out
+
+
+# An insurer named after a word of cover and a verb (supplemental through Garnet Senior Advantage, my insurance is
+# Quillwort now, new card is Tarrow Health Colorado member …).
+_INSURER_AFTER = re.compile(r"(?<![A-Za-z])(?i:insurance|insurer|coverage|supplemental|supplement|carrier|"
+                            r"payer|policy|insured)\b[^.;\n]{0,25}?(?<![A-Za-z])(?i:through|by|via|is|under)"
+                            r"[ \t]+(?:(?i:the)[ \t]+)?(?P<v>[A-Z][A-Za-z'’&+-]*(?:[ \t]+(?:of[ \t]+)?"
+                            r"[A-Z][A-Za-z'’&+-]*){0,4})")
+_INSURER_STOP = re.compile(r"[ \t]+(?:ID|Member|PPO|HMO|EPO|POS|Plan[ \t]+[A-Z]|Policy|Group|#|[A-Z]*\d).*$")
+
+
+def insurers(text: str) -> list[Span]:
+    """The insurer after a word of cover and a verb (see above), not a public programme alone (Medicare)."""
+    out = []
+    for m in _INSURER_AFTER.finditer(text):
+        v = _INSURER_STOP.sub("", m.group("v"))
+        words = re.findall(r"[A-Za-z][A-Za-z'’&+-]*", v)
+        if words and not all(w.lower() in _PUBLIC_COVER or _ordinary(w, True) or generic_org_word(w)
+                             for w in words) and words[0].lower() not in _PUBLIC_COVER:
+            out.append(Span(m.start("v"), m.start("v") + len(v), ORGANIZATION, 0.7, "en-insurer-after"))
+    return out
+
+
+_PUBLIC_COVER = frozenset(("medicare", "medicaid", "medi-cal", "tricare", "self", "self-pay", "none", "i", "he", "she",
+                           "we", "they", "it", "dr", "mr", "mrs", "ms"))

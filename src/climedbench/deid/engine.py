@@ -342,6 +342,7 @@ def _places(text: str, lang: str) -> list[Span]:
     spans = detectors.en_addresses(text) + detectors.en_organisations(text)
     if lang == "en":
         spans += en_context.en_places_more(text) + en_places.en_places(text) + en_places.prose_places(text)
+        spans += en_places.address_fields(text) + en_places.specialty_orgs(text) + en_places.insurers(text)
         spans += en_places.repeated_places(text, spans)
     if _CJK.search(text):
         spans += detectors.zh_addresses(text) + zh_orgs.zh_organisations(text)
