@@ -2,7 +2,9 @@
 showed missing (issue 21, third round): a relative's name glued to the kin word whose last character and the name's
 first make a rare dictionary word (儿子|格桑…: 子格 is no sign of a kin word going on, 父亲 is); a listed name whose
 last character is one that usually follows a name (…、金光年), a listed name before what a companion does (…、某某送入,
-…等人陪同). Each case also keeps what must stay. All the notes are written for this test, not taken from any
+…等人陪同); an insurer
+by its brand and its kind (…保险, …人寿) after a verb of holding or paying, not a kind of insurance (医疗保险); an
+employer in brackets after a job (程序员（…）), not a shift or a state (司机（夜班）). Each case also keeps what must stay. All the notes are written for this test, not taken from any
 corpus."""
 
 from __future__ import annotations
@@ -29,6 +31,13 @@ CASES = [
     # Names listed after a found one, before 送入 / 护送.
     ("由同事韩晓东、邢丽娟送入急诊。由室友洪海、魏小梅护送来院。",
      ["韩晓东", "邢丽娟", "洪海", "魏小梅"], ["急诊"]),
+    # An insurer by its brand and its kind after a verb of holding or paying (traditional script too); kinds of
+    # insurance and what follows 保险 inside a word stay.
+    ("患者持安泰保险意外险保单。用于康宁人寿理赔。備註：持恆昌保險醫療保單。有商业保险，医疗保险已报销，未购买大病保险。",
+     ["安泰保险", "康宁人寿", "恆昌保險"], ["商业保险", "医疗保险已报销", "大病保险", "意外险保单", "醫療保單"]),
+    # An employer in brackets after a job; a shift, a state or a room in brackets stays.
+    ("患者系工程师（星河微电子科技），经常加班。丈夫：司机（夜班）；母亲：会计（退休）；技术员（CT室）在场。",
+     ["星河微电子科技"], ["夜班", "退休", "CT室"]),
 ]
 
 
