@@ -4,7 +4,8 @@ first make a rare dictionary word (儿子|格桑…: 子格 is no sign of a kin 
 last character is one that usually follows a name (…、金光年), a listed name before what a companion does (…、某某送入,
 …等人陪同); an insurer
 by its brand and its kind (…保险, …人寿) after a verb of holding or paying, not a kind of insurance (医疗保险); an
-employer in brackets after a job (程序员（…）), not a shift or a state (司机（夜班）). Each case also keeps what must stay. All the notes are written for this test, not taken from any
+employer in brackets after a job (程序员（…）), not a shift or a state (司机（夜班）); places of care named by their kind only, after verbs the scan
+took in (可联系当地乡镇卫生院, 已告知疾控中心, 上级三甲医院) stay. Each case also keeps what must stay. All the notes are written for this test, not taken from any
 corpus."""
 
 from __future__ import annotations
@@ -38,6 +39,12 @@ CASES = [
     # An employer in brackets after a job; a shift, a state or a room in brackets stays.
     ("患者系工程师（星河微电子科技），经常加班。丈夫：司机（夜班）；母亲：会计（退休）；技术员（CT室）在场。",
      ["星河微电子科技"], ["夜班", "退休", "CT室"]),
+    # Generic places of care before which the scan took in verbs or kind words: they name no organisation; a named
+    # one after a verb is still found whole (已联系…, 可克达拉市 keeps its 可).
+    ("出院后可联系当地乡镇卫生院随访；已告知疾控中心；已通知辖区疾控中心；曾在私人诊所理疗；建议到上级三甲医院复查；"
+     "需与养老机构和社区卫生服务中心衔接。已联系青岭市中心医院；转可克达拉市人民医院。",
+     ["青岭市中心医院", "可克达拉市人民医院"],
+     ["当地乡镇卫生院", "告知疾控中心", "辖区疾控中心", "私人诊所", "上级三甲医院", "养老机构和社区卫生服务中心"]),
 ]
 
 

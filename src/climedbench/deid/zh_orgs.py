@@ -47,7 +47,10 @@ def zh_organisations(text: str) -> list[Span]:
         start += lead.end() if lead else 0
         if text.startswith("就近", start - 1):  # 就近社区卫生服务中心: "the nearest", not a name
             start += 1
+        start = _past_verbs(text, start, m.start())
         name = text[start:m.start()]
+        if _generic_only(name):  # 当地乡镇卫生院, 上级三甲医院, 辖区疾控中心: a kind, no name
+            continue
         if re.match(r"[ \t]*[:：]", text[end:end + 3]):  # a label (出生医院：, 就诊医院：), not a name
             continue
         if not name or name in lexicon.ORG_GENERIC_ZH or (len(name) == 1 and name not in "协华湘齐") or \
@@ -74,6 +77,43 @@ def zh_organisations(text: str) -> list[Span]:
     from climedbench.deid.zh_places import place_before  # a place glued before the name (zh_places.py)
 
     return [Span(place_before(text, s.start), s.end, s.entity, s.score, s.detector) for s in out]
+
+
+# Verbs and adverbs that the backward scan may take in before a name (可联系…, 已告知…, 已通知…, 建议…).
+_ZH_ORG_VERBS = ("联系", "告知", "通知", "报告", "上报", "建议", "申请", "咨询", "前往", "返回", "回到", "送往", "介绍",
+                 "推荐", "转介", "已", "可", "需", "请", "应", "拟", "并")
+# Words that only say what kind of place it is (辖区, 私人, 三甲); with lexicon.ORG_GENERIC_ZH.
+_ZH_ORG_KIND_WORDS = ("辖区", "私人", "个体", "民营", "私营", "正规", "大型", "小型", "三甲", "二甲", "乡镇", "当地", "上级",
+                      "附近", "社区", "基层", "养老机构", "医疗机构")
+
+
+def _past_verbs(text: str, start: int, end: int) -> int:
+    """Where a name starts once the verbs and adverbs the scan took in before it are dropped (可联系|当地…)."""
+    moved = True
+    while moved:
+        moved = False
+        for w in _ZH_ORG_VERBS:
+            # An adverb of one character only before a verb or a generic word (已|告知, 可|联系; 可克达拉市 stays).
+            if text.startswith(w, start) and start + len(w) <= end and \
+                    (len(w) > 1 or text.startswith((*_ZH_ORG_VERBS, *_ZH_ORG_KIND_WORDS), start + 1)):
+                start += len(w)
+                moved = True
+                break
+    return start
+
+
+def _generic_only(name: str) -> bool:
+    """A name made of generic words only (当地乡镇, 上级三甲, 辖区, 养老机构和社区), which names no organisation."""
+    words = sorted((*lexicon.ORG_GENERIC_ZH, *_ZH_ORG_KIND_WORDS), key=len, reverse=True)
+    rest = name
+    while rest:
+        w = next((w for w in words if len(w) >= 2 and rest.startswith(w)), None)
+        if w is None:
+            return False
+        rest = rest[len(w):]
+        if rest[:1] in ("和", "及", "或", "与", "、") and len(rest) > 1:  # 养老机构和社区: two kinds
+            rest = rest[1:]
+    return bool(name)
 
 
 def _zh_org_tail(text: str, end: int) -> int:
