@@ -187,8 +187,9 @@ def _kin_name(text: str, start: int, end: int) -> bool:
     value = text[start:end]
     tokens = jieba_hmm.lcut(re.sub(f"[{_DOT}]", "", value))
     one_name = len(tokens) == 1 and tokens[0].flag.startswith("nr") and freq.get(value, 0) == 0  # 和丽君
+    # The kin word's end and the first character are a common word (其父|亲, 其母|亲); a rare one (子格) is no sign.
     if (not one_name and (value[0] in _NOT_KIN_NAME_START or value[0] in "于因是的了和与及为被把对等诉说称")) or \
-            freq.get(text[start - 1:start + 1], 0) > 0:
+            freq.get(text[start - 1:start + 1], 0) >= 50:
         return False
     # A known surname and a given name that is also a word (黄|国庆, 柳|如月): the name is no word as a whole.
     if len(value) == 3 and _surname_first(value) and freq.get(value, 0) == 0 and \

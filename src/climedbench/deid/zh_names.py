@@ -144,9 +144,13 @@ def _zh_name_lists(text: str, found: list[Span]) -> list[Span]:
         while k < len(text) and k - j - sl < 2 and "\u4e00" <= text[k] <= "\u9fa5" and \
                 text[k] not in lexicon.ZH_AFTER_NAME_CHARS:
             k += 1
+        # A listed name of two given characters that ends at a separator, whatever its last character (…、娄光年).
+        if after_name and k < j + sl + 2 and re.fullmatch(r"[\u4e00-\u9fa5]{2}", text[j + sl:j + sl + 2]) and \
+                re.match(r"[ \t\u3000\n，,。、；;）)]|$", text[j + sl + 2:j + sl + 3]):
+            k = j + sl + 2
         # What follows the name: a boundary, or after a listed name what a person does (…、涂某在场, …、某某陪同).
         if k - j - sl < 1 or (k < len(text) and not re.match(r"[\s，,。、；;：:）)（(]", text[k]) and
-                              not (after_name and re.match("在场|陪同|参加|签字|到场|同意|表示", text[k:]))):
+                              not (after_name and re.match("在场|陪同|陪护|参加|签字|到场|同意|表示|送[入来至到回往]|护送|等人?[，,。；;参陪在送]", text[k:]))):
             continue
         if _not_a_name(text, j, k, sl, strong=after_name):
             continue

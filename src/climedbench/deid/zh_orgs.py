@@ -47,7 +47,10 @@ def zh_organisations(text: str) -> list[Span]:
         start += lead.end() if lead else 0
         if text.startswith("就近", start - 1):  # 就近社区卫生服务中心: "the nearest", not a name
             start += 1
+        start = _past_verbs(text, start, m.start())
         name = text[start:m.start()]
+        if _generic_only(name):  # 当地乡镇卫生院, 上级三甲医院, 辖区疾控中心: a kind, no name
+            continue
         if re.match(r"[ \t]*[:：]", text[end:end + 3]):  # a label (出生医院：, 就诊医院：), not a name
             continue
         if not name or name in lexicon.ORG_GENERIC_ZH or (len(name) == 1 and name not in "协华湘齐") or \
@@ -62,13 +65,55 @@ def zh_organisations(text: str) -> list[Span]:
     for m in _ZH_ORG_CUE.finditer(text):
         group = next(g for g in ("v", "w", "x") if m.group(g) is not None)
         s, e = m.span(group)
+        # 保险 inside a word (…医疗保险已报销, …保险医疗保单) is the insurance, no cue: only before a colon or a bracket.
+        if m.group().startswith("保险") and m.start() > 0 and "\u4e00" <= text[m.start() - 1] <= "\u9fa5" and \
+                text[m.start() + 2:m.start() + 3] not in ("：", ":", "（", "("):
+            continue
         # Not an occupation (职业 退休（原煤矿工人）).
         if text[s:e] not in lexicon.ORG_GENERIC_ZH and e - s >= 2 and not _department(text[s:e]) and \
                 not text[s:e].endswith(("工人", "员", "师", "农民", "司机")):
             out.append(Span(s, e, ORGANIZATION, 0.8, "zh-organisation-cue"))
+    out += _insurers(text) + _employer_in_brackets(text)
     from climedbench.deid.zh_places import place_before  # a place glued before the name (zh_places.py)
 
     return [Span(place_before(text, s.start), s.end, s.entity, s.score, s.detector) for s in out]
+
+
+# Verbs and adverbs that the backward scan may take in before a name (可联系…, 已告知…, 已通知…, 建议…).
+_ZH_ORG_VERBS = ("联系", "告知", "通知", "报告", "上报", "建议", "申请", "咨询", "前往", "返回", "回到", "送往", "介绍",
+                 "推荐", "转介", "已", "可", "需", "请", "应", "拟", "并")
+# Words that only say what kind of place it is (辖区, 私人, 三甲); with lexicon.ORG_GENERIC_ZH.
+_ZH_ORG_KIND_WORDS = ("辖区", "私人", "个体", "民营", "私营", "正规", "大型", "小型", "三甲", "二甲", "乡镇", "当地", "上级",
+                      "附近", "社区", "基层", "养老机构", "医疗机构")
+
+
+def _past_verbs(text: str, start: int, end: int) -> int:
+    """Where a name starts once the verbs and adverbs the scan took in before it are dropped (可联系|当地…)."""
+    moved = True
+    while moved:
+        moved = False
+        for w in _ZH_ORG_VERBS:
+            # An adverb of one character only before a verb or a generic word (已|告知, 可|联系; 可克达拉市 stays).
+            if text.startswith(w, start) and start + len(w) <= end and \
+                    (len(w) > 1 or text.startswith((*_ZH_ORG_VERBS, *_ZH_ORG_KIND_WORDS), start + 1)):
+                start += len(w)
+                moved = True
+                break
+    return start
+
+
+def _generic_only(name: str) -> bool:
+    """A name made of generic words only (当地乡镇, 上级三甲, 辖区, 养老机构和社区), which names no organisation."""
+    words = sorted((*lexicon.ORG_GENERIC_ZH, *_ZH_ORG_KIND_WORDS), key=len, reverse=True)
+    rest = name
+    while rest:
+        w = next((w for w in words if len(w) >= 2 and rest.startswith(w)), None)
+        if w is None:
+            return False
+        rest = rest[len(w):]
+        if rest[:1] in ("和", "及", "或", "与", "、") and len(rest) > 1:  # 养老机构和社区: two kinds
+            rest = rest[1:]
+    return bool(name)
 
 
 def _zh_org_tail(text: str, end: int) -> int:
@@ -105,3 +150,43 @@ _ZH_ORG_CUE = re.compile(r"(?:工作单位|单位名称|就职于|任职于|供�
 def _department(value: str) -> bool:
     """A hospital department or a generic word (心外科, 医院, 家中), which may stay."""
     return (value.endswith(("科", "室", "部门", "病房", "中心")) and len(value) <= 6) or value in ("家中", "本院", "医院", "外院", "当地")
+
+
+# An insurer by its brand and its kind (…人寿, …保险, …财险) at a word's start or after a verb of holding or paying
+# (持…保险医疗保单, 用于…人寿理赔); a kind of insurance (医疗保险, 商业保险, 工伤保险) is no insurer.
+_ZH_INSURER = re.compile(r"(?:(?<![\u4e00-\u9fa5])|(?<=[持用于向由经从在买投保参]))"
+                         r"(?![持用于向由经从在买投参])(?P<v>[\u4e00-\u9fa5]{2,4}?)(?:人寿|财险|寿险|保险)(?![\u4e00-\u9fa5]{0,2}[:：])")
+_INSURANCE_KINDS = ("医疗", "商业", "社会", "养老", "失业", "工伤", "生育", "大病", "意外", "伤害", "重疾", "疾病",
+                    "人身", "健康", "居民", "农村", "补充", "住院", "责任", "财产", "车辆", "机动车", "交强", "护理",
+                    "医保", "雇主", "学生", "学平", "团体", "个人", "百万", "惠民", "普惠", "防癌", "旅游", "旅行", "境外",
+                    "出境", "公费", "自费", "失能", "儿童", "少儿", "女性", "定期", "终身", "分红", "万能", "投资", "社保",
+                    "职工", "城镇", "城乡", "新农", "合作", "长期", "短期", "综合", "家庭", "运输", "货物", "信用",
+                    "有", "无", "未", "已", "的", "购买", "参加", "参保", "投保", "相关", "其他", "各类", "各种", "任何")
+
+
+def _insurers(text: str) -> list[Span]:
+    out = []
+    for m in _ZH_INSURER.finditer(text):
+        value = m.group("v")
+        if not value.endswith(_INSURANCE_KINDS) and not value.startswith(_INSURANCE_KINDS) and \
+                not value.startswith(("医", "社", "商", "保险")):
+            out.append(Span(m.start("v"), m.end(), ORGANIZATION, 0.75, "zh-organisation-insurer"))
+    return out
+
+
+# An employer in brackets after a job that has one (程序员（…）, 骑手（…）, 会计（…）): not a shift, a rank or a state
+# (夜班, 退休, 兼职), nor a department (…科, …室).
+_ZH_EMPLOYER_BRACKET = re.compile(r"(?:程序员|工程师|职员|员工|店员|司机|骑手|快递员|外卖员|销售|会计|文员|保安|客服|"
+                                  r"经理|主管|技术员|工人|设计师|分析师|运营)[（(](?P<v>[\u4e00-\u9fa5A-Za-z0-9]{2,12})[）)]")
+
+
+def _employer_in_brackets(text: str) -> list[Span]:
+    from climedbench.deid.zh_name_forms import jieba_words
+
+    out = []
+    for m in _ZH_EMPLOYER_BRACKET.finditer(text):
+        value = m.group("v")
+        if jieba_words().get(value, 0) == 0 and not _department(value) and value not in lexicon.ORG_GENERIC_ZH and \
+                not re.search(r"[班岗职休聘退工期年月日]$|^[已未曾原前现兼]", value):
+            out.append(Span(m.start("v"), m.end("v"), ORGANIZATION, 0.75, "zh-organisation-employer"))
+    return out
