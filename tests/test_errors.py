@@ -289,11 +289,19 @@ def test_progress_lines_without_a_terminal(tmp_path, slow):
     assert [int(x) for x in lines] == sorted(int(x) for x in lines)
 
 
+def _ctrl_c_as_at_a_terminal() -> None:
+    """In the child before exec: SIGINT with its default action and not blocked, as in a command typed at a
+    terminal. A process inherits an ignored or blocked SIGINT from its parent (a shell's background job ignores
+    it), and this test's parent, a pytest worker, may have run anything before it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def test_ctrl_c_says_what_is_saved_and_how_to_resume(tmp_path, slow):
     data = short_items(tmp_path / "i.jsonl", 200)
     args = ["run", "--data", str(data), "--model", "openai:instant-test", "--base-url", slow, "--no-cache"]
     child = subprocess.Popen([sys.executable, "-m", "climedbench.cli", *args], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+                             stderr=subprocess.PIPE, text=True, cwd=tmp_path, preexec_fn=_ctrl_c_as_at_a_terminal)
     deadline = time.time() + 120
     samples: list[Path] = []
     while time.time() < deadline:
@@ -301,9 +309,13 @@ def test_ctrl_c_says_what_is_saved_and_how_to_resume(tmp_path, slow):
         if samples and samples[0].read_text(encoding="utf-8").count("\n") >= 5:
             break
         time.sleep(0.05)
+    running = child.poll() is None
+    seen = samples[0].read_text(encoding="utf-8").count("\n") if samples else 0
+    status = Path(f"/proc/{child.pid}/status")
+    masks = re.findall(r"Sig(?:Blk|Ign|Cgt):\s*\w+", status.read_text()) if running and status.exists() else []
     child.send_signal(signal.SIGINT)
     _, err = child.communicate(timeout=120)
-    assert child.returncode == 130, err
+    assert child.returncode == 130, f"still running when signalled: {running}, lines then: {seen}, {masks}\n{err}"
     (sample_file,) = samples
     saved = sample_file.read_text(encoding="utf-8").count("\n")
     assert 5 <= saved < 200
