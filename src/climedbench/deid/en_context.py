@@ -480,7 +480,7 @@ def extend(text: str, spans: list[Span]) -> list[Span]:
 
 # ---------------------------------------------------------------- dates without a year
 
-_MD = r"(?:0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|3[01])"
+_MD = en_notes.MD
 _MD_RANGE = re.compile(rf"(?<![\w./-]){_MD}[ \t]?[-–][ \t]?{_MD}(?![\w/%]|\.\d)")
 _MD_TIME = re.compile(rf"(?<![\w./-]){_MD}(?=[ \t](?:[01]\d|2[0-3])[0-5]\d(?![\w/:.]))")
 _MD_CUED = re.compile(rf"(?<![A-Za-z])(?i:start|starts|starting|planned|plan(?:ned)?\s+for|last\s+dose|next\s+dose|"

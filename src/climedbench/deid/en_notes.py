@@ -242,9 +242,9 @@ _MONTH_DAY = re.compile(rf"(?<![A-Za-z])(?i:{_MONTH_NAME})\.?[ \t]+(?:the[ \t]+)
                         rf"(?![ \t]*\d{{1,2}}\b)"
                         rf"|(?<![A-Za-z])(?i:the)[ \t]+(?:[12]?\d|3[01])(?i:st|nd|rd|th)\b")
 # m/d (or m-d after a date word), and month/two-digit year (8/87: no day is over 31).
-_MD = r"(?:0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|3[01])"
+MD = r"(?:0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|3[01])"  # m/d (en_context reads it too)
 _MD_END = r"(?![\w/%-]|:\S|\.\d|[ \t]*(?:mg|mcg|ml|cc|u\b|units|hr|h\b|min|x\b|%))"
-_BARE_MD = re.compile(rf"(?<![\w/.:+-]){_MD}{_MD_END}")
+_BARE_MD = re.compile(rf"(?<![\w/.:+-]){MD}{_MD_END}")
 # d/m with a day over 12, which no month can be (admitted 15/7, bloods 30/1: a day-first note).
 _BARE_DM = re.compile(rf"(?<![\w/.:+-])(?:1[3-9]|2\d|3[01])/(?:0?[1-9]|1[0-2]){_MD_END}")
 # A note that writes its dates day first (22/07/2024, 5 Feb 2024): only there is 19/8 a date, not a setting (on 13/10).
