@@ -4,6 +4,7 @@ loaded or request sent when it can be: the real command line in a child process,
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import sqlite3
@@ -329,6 +330,96 @@ def test_ctrl_c_says_what_is_saved_and_how_to_resume(tmp_path, slow):
                            text=True, cwd=tmp_path, timeout=600)
     assert again.returncode == 0, again.stderr
     assert f"200 items ({saved} resumed from" in again.stderr
+
+
+def _started_run(tmp_path: Path, url: str, preexec=_ctrl_c_as_at_a_terminal) -> tuple[subprocess.Popen, Path]:
+    """A 200-item run against the slow server with its own temporary folder, once it has saved 5 answers."""
+    (tmp_path / "tmp").mkdir()
+    env = {**os.environ, "TMPDIR": str(tmp_path / "tmp")}
+    child = subprocess.Popen([sys.executable, "-m", "climedbench.cli", "run", "--data",
+                              str(short_items(tmp_path / "i.jsonl", 200)), "--model", "openai:instant-test",
+                              "--base-url", url, "--no-cache", "--out", "r"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, cwd=tmp_path, env=env, preexec_fn=preexec)
+    deadline = time.time() + 120
+    while time.time() < deadline and not ((tmp_path / "r" / "samples.jsonl").exists() and (
+            tmp_path / "r" / "samples.jsonl").read_text(encoding="utf-8").count("\n") >= 5):
+        time.sleep(0.05)
+    return child, tmp_path / "r" / "samples.jsonl"
+
+
+def test_sigterm_ends_a_run_like_ctrl_c(tmp_path, slow):
+    """`kill`, `timeout` or a scheduler's time limit: the answers so far are saved, the command says how to resume,
+    exit code 130, and the run's item spool is removed from the temporary folder."""
+    child, samples = _started_run(tmp_path, slow)
+    assert list((tmp_path / "tmp").glob("climedbench-plan-*")), "the run spools its items while it runs"
+    child.send_signal(signal.SIGTERM)
+    _, err = child.communicate(timeout=120)
+    assert child.returncode == 130, err
+    saved = samples.read_text(encoding="utf-8").count("\n")
+    assert 5 <= saved < 200
+    assert f"interrupted: {saved} finished item(s) are saved in r/samples.jsonl; resume with:" in err
+    assert list((tmp_path / "tmp").iterdir()) == []
+
+
+def _sigint_ignored() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def test_sigterm_still_ends_a_run_whose_ctrl_c_is_ignored(tmp_path, slow):
+    """A background job of a script ignores SIGINT; SIGTERM must still end it (at once, as the signal's default)."""
+    child, samples = _started_run(tmp_path, slow, preexec=_sigint_ignored)
+    child.send_signal(signal.SIGTERM)
+    child.communicate(timeout=120)
+    assert child.returncode == -signal.SIGTERM
+    assert 5 <= samples.read_text(encoding="utf-8").count("\n") < 200
+
+
+def _children(pid: int) -> list[int]:
+    """Process ids whose parent is `pid` (from /proc)."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(stat.parent.name))
+    return out
+
+
+def _state(pid: int) -> str:
+    """The process's state letter from /proc ("" once it is gone)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return ""
+
+
+def test_sigterm_ends_deid_and_its_workers_quietly(tmp_path):
+    """`deid` with two forked workers: SIGTERM ends it like Ctrl-C (exit code 130), the workers end with it without
+    a traceback each, and nothing in the output claims to be de-identified."""
+    demo = ROOT / "src" / "climedbench" / "deid" / "demo" / "notes_en.jsonl"
+    lines = [json.loads(x) for x in demo.read_text("utf-8").splitlines() if x.strip()]
+    (tmp_path / "in").mkdir()
+    with (tmp_path / "in" / "notes.jsonl").open("w", encoding="utf-8") as fh:
+        for i in range(4000):
+            fh.write(json.dumps({**lines[i % len(lines)], "id": f"r{i}"}) + "\n")
+    child = subprocess.Popen([sys.executable, "-m", "climedbench.cli", "deid", str(tmp_path / "in"), "--out",
+                              str(tmp_path / "out"), "--lang", "en", "--workers", "2", "--salt-file",
+                              str(tmp_path / "salt")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=_ctrl_c_as_at_a_terminal)
+    deadline = time.time() + 120
+    while time.time() < deadline and len(_children(child.pid)) < 2:
+        time.sleep(0.05)
+    workers = _children(child.pid)
+    assert len(workers) == 2 and child.poll() is None
+    time.sleep(1)
+    child.send_signal(signal.SIGTERM)
+    _, err = child.communicate(timeout=120)
+    assert child.returncode == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert [w for w in workers if _state(w) not in ("", "Z")] == []  # ended (a zombie waits for init to reap it)
+    assert not (tmp_path / "out" / "deid_manifest.json").exists()
 
 
 def test_analyze_all_prints_progress_lines(tmp_path, url):

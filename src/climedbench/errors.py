@@ -1,7 +1,8 @@
 """Errors a user can act on; the CLI prints their message as one line and exits non-zero.
 
 Exit codes: 1 internal error, 2 bad input or configuration, 3 model unreachable or refused, 4 stopped by
---max-cost, 5 finished with unanswered items (failed requests; `--allow-incomplete` makes it 0), 130 interrupted.
+--max-cost, 5 finished with unanswered items (failed requests; `--allow-incomplete` makes it 0), 130 interrupted
+(Ctrl-C, or SIGTERM, which ends a command the same way).
 """
 
 from __future__ import annotations

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import importlib
 import logging
+import os
+import signal
 import sys
+import threading
 import traceback
 from typing import Annotated, Any
 
@@ -72,9 +75,26 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(name)
 
 
+_MAIN_PID = os.getpid()
+
+
+def _terminate_like_ctrl_c(signum: int, frame: Any) -> None:
+    """SIGTERM (`kill`, `timeout`, a batch scheduler's time limit, `docker stop`) ends a command as Ctrl-C does:
+    what is finished is saved, the command says how to resume, exit code 130, and temporary files (a run's item
+    spool) are removed. The work is handed to whatever handles SIGINT at this moment (asyncio's, which cancels
+    the run, or Python's, which raises KeyboardInterrupt). Where nothing does (SIGINT ignored, as in a background
+    job of a script) or in a forked worker process, SIGTERM ends the process at once, as it did before."""
+    on_sigint = signal.getsignal(signal.SIGINT)
+    if os.getpid() != _MAIN_PID or not callable(on_sigint):
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+        return
+    on_sigint(signal.SIGINT, frame)
+
+
 def main() -> None:
     """Entry point: user errors become one clear line and a non-zero exit; --debug shows tracebacks."""
-    global DEBUG
+    global DEBUG, _MAIN_PID
     from rich.markup import escape
 
     from climedbench.secrets import install_log_redaction, redact
@@ -85,6 +105,9 @@ def main() -> None:
     logging.basicConfig(level=logging.DEBUG if DEBUG else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     install_log_redaction()
+    _MAIN_PID = os.getpid()
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _terminate_like_ctrl_c)
     try:
         step = build_step(sys.argv[1:])
         if step is not None:
