@@ -420,6 +420,8 @@ def test_sigterm_ends_deid_and_its_workers_quietly(tmp_path):
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
     assert [w for w in workers if _state(w) not in ("", "Z")] == []  # ended (a zombie waits for init to reap it)
     assert not (tmp_path / "out" / "deid_manifest.json").exists()
+    assert f"interrupted: nothing in {tmp_path / 'out'} is de-identified output (it has no deid_manifest.json); run " \
+           "the same command again" in err, err
 
 
 def test_analyze_all_prints_progress_lines(tmp_path, url):

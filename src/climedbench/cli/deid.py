@@ -76,7 +76,7 @@ def deid(
                           "pip install -r requirements-deid.txt (or 'climedbench[deid]')")
     from climedbench.deid.engine import load_config
     from climedbench.deid.notes import Options
-    from climedbench.deid.pipeline import DeidRun, hide_unused_modules
+    from climedbench.deid.pipeline import MANIFEST, DeidRun, hide_unused_modules
     from climedbench.deid.surrogates import load_or_create_salt
 
     if lang not in ("zh", "en", "auto"):
@@ -123,7 +123,16 @@ def deid(
     run = DeidRun(source, out_dir, salt, mode=mode, language=lang, config=load_config(config),  # type: ignore[arg-type]
                   options=opts, review=review, workers=workers or (os.cpu_count() or 1), ner=ner,
                   model=model_pass)
-    report = run.run()
+    try:
+        report = run.run()
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: notes are written only once all are analysed
+        from climedbench.cli import common
+
+        again = "empty it and run" if any(out_dir.iterdir()) else "run"
+        err.print(f"interrupted: nothing in {out_dir} is de-identified output (it has no {MANIFEST}); {again} the "
+                  "same command again", highlight=False, markup=False)
+        common.INTERRUPT_REPORTED = True
+        raise typer.Exit(130) from None
     if json_out:
         print_json(report)
         return
