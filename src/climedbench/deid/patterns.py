@@ -222,9 +222,13 @@ PATTERNS: tuple[PatternSpec, ...] = (
     PatternSpec(RECORD_NUMBER, "zh-docket", r"(?:编号|案号|受理号|文书号|鉴定号|调解号|委托号)[:：\s]*"
                 r"(?P<v>[\u4e00-\u9fa5]{1,8}[\[〔【(（](?:19|20)\d{2}[\]〕】)）][\u4e00-\u9fa5]{0,5}?\d{1,6}号)", 0.9),
     # Ages of 90 and over.
-    PatternSpec(AGE, "age-90", r"(?<!\d)(?:9\d|1[0-4]\d)\s?(?:岁|周岁|歲|[\s-]?years?[\s-]?old|\s?y\.?/?o\.?(?![a-z])|\s?yrs?\b|Y\b)", 0.95),
-    PatternSpec(AGE, "age-90-words", r"(?:(?<![\u4e00-\u9fa5])九十[一二三四五六七八九]?|一百(?:零?[一二三四五六七八九]|一十[一二三四五六七八九]?)?)(?:周)?岁"
-                r"|\b(?:ninety|one\s+hundred)(?:[\s-](?:one|two|three|four|five|six|seven|eight|nine))?[\s-]*(?:years?[\s-]old|y\.?/?o\.?)",
+    PatternSpec(AGE, "age-90", r"(?<!\d)(?:9\d|1[0-4]\d)\s?(?:岁|周岁|週歲|歲|[\s-]?years?[\s-]?old|\s?years?\s+of\s+age"
+                r"|\s?y\.?/?o\.?(?![a-z])|\s?yrs?\b|Y\b)", 0.95),
+    # In words; not after another numeral (八九十岁 is a vague "eighty or ninety").
+    PatternSpec(AGE, "age-90-words", r"(?:(?<![零〇一二三四五六七八九十百])九十[一二三四五六七八九]?|一百(?:零?[一二三四五六七八九]|"
+                r"一十[一二三四五六七八九]?)?)(?:周|週)?[岁歲]"
+                r"|\b(?:ninety|one\s+hundred)(?:[\s-](?:one|two|three|four|five|six|seven|eight|nine))?[\s-]*(?:years?[\s-]old"
+                r"|years?\s+of\s+age|y\.?/?o\.?)",
                 0.95),
     PatternSpec(AGE, "age-90-sex", r"(?<=,\s)(?P<v>9\d|1[0-4]\d)(?=\s?[FM]\b)", 0.9, flags=0),
     PatternSpec(AGE, "age-90-cue", r"(?<![A-Za-z])(?:年龄|age[d]?|aged)" + _SEP + r"(?P<v>(?:9\d|1[0-4]\d))(?!\d)", 0.9),
