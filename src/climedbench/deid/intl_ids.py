@@ -91,6 +91,11 @@ INTL_PATTERNS: tuple[PatternSpec, ...] = (
     PatternSpec(LICENSE_PLATE, "intl-plate-state",
                 r"(?<![A-Za-z0-9])(?P<v>(?:" + _STATES + r")[ \t](?=[A-Z0-9-]*\d)(?=[0-9-]*[A-Z])[A-Z0-9]{1,4}-?"
                 r"[A-Z0-9]{3,5})(?![\w-])", 0.8, _bare_plate, flags=0),
+    # A British plate (two letters, two digits, three letters: LK19 XHN) after a vehicle word; never alone, where the
+    # shape is also a marker and a therapy (CD19 CAR).
+    PatternSpec(LICENSE_PLATE, "uk-plate",
+                r"(?<![A-Za-z])(?i:reg(?:istration)?\.?(?:[ \t]+(?:no\.?|number|mark|plate))?|(?:number[ \t]+)?plate|"
+                r"vehicle|car|van|VRN)[ \t]*[:#(]?[ \t]*(?P<v>[A-Z]{2}\d{2}[ \t]?[A-Z]{3})(?![\w-])", 0.85, flags=0),
     # A passport with its country in brackets (Passport (PRC): EJ4471928, Passport (US): A09917734).
     PatternSpec(PASSPORT, "intl-passport", r"(?<![A-Za-z])(?i:passport)[ \t]*\([A-Za-z .]{2,20}\)[ \t]*[:#]?[ \t]*"
                 r"(?P<v>[A-Z]{0,2}\d{6,9}[A-Z]?)(?![\w-])", 0.95, flags=0),

@@ -1,11 +1,12 @@
-"""Ages of 90 and over in the forms notes write them (examples written for this test), and the numbers that are not
-such an age."""
+"""Ages of 90 and over in the forms notes write them, and the numbers that are not such an age; British licence plates
+after a vehicle word (examples written for this test)."""
 
 from __future__ import annotations
 
 import pytest
 
 from climedbench.deid import detectors
+from climedbench.deid.intl_ids import INTL_PATTERNS
 from climedbench.deid.patterns import PATTERNS
 
 
@@ -33,3 +34,21 @@ def test_an_age_of_ninety_or_more_is_found(text, age):
 ])
 def test_other_numbers_are_not_an_age_of_ninety(text):
     assert _ages(text) == []
+
+
+def _plates(text: str) -> list[str]:
+    return sorted({text[s.start:s.end] for s in detectors.pattern_spans(text, PATTERNS + INTL_PATTERNS)
+                   if s.entity == "LICENSE_PLATE"})  # two patterns may find the same plate
+
+
+@pytest.mark.parametrize(("text", "plate"), [
+    ("Driver of vehicle reg LK19 XHN was breathalysed at the scene.", "LK19 XHN"),
+    ("Car registration: YX21ABC; the patient was the front passenger.", "YX21ABC"),
+    ("Number plate BD07 KTR recorded by the ambulance crew.", "BD07 KTR"),
+])
+def test_a_british_plate_after_a_vehicle_word_is_found(text, plate):
+    assert _plates(text) == [plate]
+
+
+def test_the_same_shape_without_a_vehicle_word_stays():
+    assert _plates("Relapsed ALL; referred for CD19 CAR therapy, markers CD22 POS on flow.") == []
