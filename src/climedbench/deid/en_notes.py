@@ -23,8 +23,9 @@ _KIN_CUE = (r"(?:son|sons|dtr|daughter|daughters|wife|husband|sister|brother|nep
             r"house[ \t]+staff|social[ \t]+worker|chaplain|nurse|sw|hcp)"
             r"(?:[ \t]*[,:(-]+[ \t]*|[ \t]+)")
 # Verbs and prepositions before a staff member's name: only a known name follows them (per protocol stays).
-_VERB_CUE = (r"(?:per|as[ \t]+per|discussed[ \t]+with|spoke[ \t]+(?:with|to|w/)|talked[ \t]+(?:with|to|w/)|met[ \t]+with|"
-             r"reported[ \t]+to|page|paged|contacts|ask(?:ed)?[ \t]+(?:to[ \t]+page|for)|notified|informed)[ \t]+")
+_VERB_CUE = (r"(?:per|as[ \t]+per|discussed[ \t]+with|spoke[ \t]+(?:with|to|w/)|talked[ \t]+(?:with|to|w/)|"
+             r"met[ \t]+with|reported[ \t]+to|page|paged|contacts|ask(?:ed)?[ \t]+(?:to[ \t]+page|for)|notified|"
+             r"informed)[ \t]+")
 # The name is read ahead, not taken: "per son David" tries per, then son.
 _CUED = re.compile(rf"(?<![A-Za-z])(?i:(?P<cue>{_TITLE_CUE}|{_KIN_CUE}|{_VERB_CUE}))"
                    rf"(?=(?P<v>(?:{_INITIAL})?{_WORD}(?:[ \t]+(?:{_INITIAL})?{_WORD}){{0,2}}))")
