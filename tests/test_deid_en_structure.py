@@ -49,6 +49,13 @@ NURSING = {
         ["LORETTA"], ["DTR VISITED", "WILL CALL AM"]),
 }
 
+PLACES = {
+    "a place gone to or come from, in a sentence-case note": (
+        "Pt wants to go to Pellham and wait there. Transferred from Ormsby Cross yesterday. Return to Pt's baseline.\n"
+        "Will go to Radiology later, then back to Rehab.\n",
+        ["Pellham", "Ormsby Cross"], ["Pt's baseline", "Radiology", "Rehab"]),
+}
+
 ADDRESSES = {
     "an upper-case mailing block: addressee, rural street line, town state and ZIP": (
         "Statement date: 09/01/2026\n\nMARGUERITE L OSTRANDER\nW2290 HOLLOW PINE RD\nFENNIMORE WI 53809\n\n"
@@ -87,6 +94,12 @@ def test_names_by_structure(analyzer: Analyzer, name: str) -> None:
 @pytest.mark.parametrize("name", list(NURSING))
 def test_nursing_note_names(analyzer: Analyzer, name: str) -> None:
     text, phi, keep = NURSING[name]
+    check_english_note(analyzer, text, phi, keep)
+
+
+@pytest.mark.parametrize("name", list(PLACES))
+def test_places_gone_to(analyzer: Analyzer, name: str) -> None:
+    text, phi, keep = PLACES[name]
     check_english_note(analyzer, text, phi, keep)
 
 

@@ -38,7 +38,7 @@ _SIGNATURE = re.compile(rf"(?m)(?:^|[.;:!][ \t]+)[ \t]*"
 _TWO_WORDS = re.compile(rf"(?<![A-Za-z'’-])(?=(?P<v>{_WORD}(?:[ \t]+{_INITIAL}|[ \t]+{_WORD}){{1,2}})(?![A-Za-z'’-]))")
 
 
-def _cued_words(text: str, start: int, end: int, strict: bool) -> tuple[int, int] | None:
+def _cued_words(text: str, start: int, end: int, strict: bool, titled: bool = False) -> tuple[int, int] | None:
     """The name words at the start of text[start:end]: a first word that is a name (a known one when `strict`),
     then more words while they are names and the first is a given name (dr mary anderson, son don reid)."""
     words = list(re.finditer(rf"{_INITIAL}|{_WORD}", text[start:end]))
@@ -46,7 +46,8 @@ def _cued_words(text: str, start: int, end: int, strict: bool) -> tuple[int, int
     if first is None:
         return None
     token = first.group()
-    ok = en_words.known_name(token) if strict else en_words.name_word(token) or _capitalised_name(token)
+    ok = en_words.known_name(token) if strict else en_words.name_word(token) or \
+        (titled and _capitalised_name(token))
     if not ok or (strict and en_words.common_word(token) and not _capitalised(token)):
         return None
     last = first.end()
@@ -103,7 +104,7 @@ def cued_names(text: str) -> list[Span]:
                           r"informed)\b", cue) is not None
         if m.group("v").lower().startswith(("s ", "'s")):  # dr's order
             continue
-        found = _cued_words(text, *m.span("v"), strict)
+        found = _cued_words(text, *m.span("v"), strict, titled=re.match(r"(?:dr|doctor|md)\b", cue) is not None)
         if found is not None:
             out.append(Span(*found, NAME, 0.75, "en-note-cue"))
             more = _AND_NAME.match(text, found[1])
@@ -361,7 +362,10 @@ def last_first_fields(text: str) -> list[Span]:
     for m in _LAST_FIRST_FIELD.finditer(text):
         start, end = m.span("v")
         credential = re.search(r"[ \t]+(?:MD|DO|NP|PA|RN|DPM)$", m.group("v"))
-        end = end - len(credential.group()) if credential is not None and "," in text[start:end - 3] else end
+        if credential is not None:
+            end -= len(credential.group())
+            if not re.search(r",[ \t]?[^\W\d_]", text[start:end]):
+                continue
         words = re.findall(rf"{_L}|[A-Z]\.?", text[start:end])
         upper = m.group("last").isupper()
         if len(re.findall(r"[^\W\d_]{2,}", text[start:end])) >= 2 and all(_field_name_word(w, upper) for w in words) \

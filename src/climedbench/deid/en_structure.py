@@ -149,6 +149,29 @@ def _person_line(value: str) -> bool:
         not any(generic_org_word(w) or _KIND.fullmatch(w) for w in words)
 
 
+# ---------------------------------------------------------------- places gone to or come from
+
+# Capitalised words after a verb of going and to / from, in a note that writes its sentences in lower or sentence case
+# (wants to go to Harbor, transferred from Sacred Heart): a place, when no word of it is everyday, clinical or generic.
+_GONE_TO = re.compile(r"(?<![A-Za-z])(?i:go|goes|going|went|gone|transfer|transferred|transfered|sent|send|return|"
+                      r"returned|returning|discharged?|d/c'?d|came|comes|coming|arrived|admitted|brought|moved|back)"
+                      r"[ \t]+(?i:to|from)[ \t]+(?:the[ \t]+)?"
+                      r"(?P<v>[A-Z][a-z'’]+(?:-[A-Z][a-z]+)?(?:[ \t][A-Z][a-z'’]+){0,2})(?![\w'’-])")
+
+
+def gone_to_places(text: str) -> list[Span]:
+    """A place named after a verb of going and to / from (see `_GONE_TO`); not in an upper-case note."""
+    if en_words.upper_note(text):
+        return []
+    out = []
+    for m in _GONE_TO.finditer(text):
+        words = [re.sub(r"['’]s$", "", w) for w in m.group("v").split()]
+        if all(not en_words.common_word(w) and not generic_org_word(w) and not lexicon.clinical_word(w.lower())
+               for w in words) and not en_words.country(m.group("v")):
+            out.append(Span(*m.span("v"), ORGANIZATION, 0.7, "en-gone-to"))
+    return out
+
+
 # ---------------------------------------------------------------- organisations by kind
 
 # Nouns that name the kind of body an organisation is; the name before them must hold a word of its own.
@@ -184,6 +207,9 @@ def kind_orgs(text: str) -> list[Span]:
     after `of the` (Hospice of the …), when one of its words is neither everyday, clinical nor generic."""
     out = []
     for m in _KIND_ORG.finditer(text):
+        kinds = list(_KIND.finditer(m.group("v")))
+        if not kinds or not kinds[-1].group()[:1].isupper():  # HHA services: a kind of help, not a body's name
+            continue
         start, value = _trim_lead(text, *m.span("v"))
         inner = _INSTITUTION.search(value)
         if inner is not None and not _distinct(value[inner.end():]):
