@@ -56,7 +56,8 @@ def _cued_words(text: str, start: int, end: int, strict: bool, titled: bool = Fa
         g = w.group().strip()
         if g.endswith(".") and len(g) <= 2:  # an initial inside the name (ROBERT V. SMITH)
             continue
-        if not given or not en_words.name_word(g) or (en_words.known_name(g) is False and en_words.common_word(g)):
+        if not given or not en_words.name_word(g) or (en_words.known_name(g) is False and en_words.common_word(g)) or \
+                (token[:1].isupper() and token[1:2].islower() and not g[:1].isupper()):  # Mary Reyes chairside
             break
         last = w.end()
     lead = words[0].start() if words[0].group().endswith(".") and words.index(first) == 1 else first.start()
@@ -104,7 +105,8 @@ def cued_names(text: str) -> list[Span]:
                           r"informed)\b", cue) is not None
         if m.group("v").lower().startswith(("s ", "'s")):  # dr's order
             continue
-        found = _cued_words(text, *m.span("v"), strict, titled=re.match(r"(?:dr|doctor|md)\b", cue) is not None)
+        titled = re.fullmatch(r"(?i:drs?|doctor)\.?[ \t]*|md ", m.group("cue")) is not None  # md Saeed; not MD. Uses
+        found = _cued_words(text, *m.span("v"), strict, titled)
         if found is not None:
             out.append(Span(*found, NAME, 0.75, "en-note-cue"))
             more = _AND_NAME.match(text, found[1])

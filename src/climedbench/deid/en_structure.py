@@ -202,6 +202,11 @@ _HEADING_WORDS = frozenset(("note", "notes", "report", "summary", "letter", "for
                             "dept", "division", "ward", "program", "programme"))
 
 
+# Words of a body's kind or audience that name no one body (INTERNATIONAL PATIENT SERVICES).
+_GENERIC = frozenset(("international", "national", "patient", "patients", "outpatient", "inpatient", "triage",
+                      "visiting", "community", "financial", "diseases", "disease", "infectious", "consult", "services"))
+
+
 def kind_orgs(text: str) -> list[Span]:
     """An organisation of capitalised words ending in a kind of body (see `_KIND_WORDS`), also in upper case and
     after `of the` (Hospice of the …), when one of its words is neither everyday, clinical nor generic."""
@@ -235,10 +240,16 @@ def _trim_lead(text: str, start: int, end: int) -> tuple[int, str]:
     return end, ""
 
 
+def _all_own(value: str) -> bool:
+    """Every word a name's own (a town or a site after a letterhead; not a department such as Infectious Diseases)."""
+    words = re.findall(r"[A-Za-z][A-Za-z'’]*", value)
+    return bool(words) and all(_distinct(w) for w in words)
+
+
 def _distinct(value: str) -> bool:
     words = re.findall(r"[A-Za-z][A-Za-z'’]*", value)
     own = [w for w in words if not generic_org_word(w) and not _KIND.fullmatch(w) and
-           w.lower() not in _HEADING_WORDS and not en_words.common_word(w) and
+           w.lower() not in _HEADING_WORDS and w.lower() not in _GENERIC and not en_words.common_word(w) and
            not (lexicon.clinical_word(w.lower()) or w.lower() in lexicon.EN_NOT_NAMES)]
     return bool(own) and not en_words.country(value)
 
@@ -268,7 +279,7 @@ def heading_orgs(text: str) -> list[Span]:
                 stop = pos + lead + len(first)
                 tail = re.match(r"[ \t]+[—–-][ \t]+(?P<t>[A-Z][A-Za-z'’.]*(?:[ \t][A-Z][A-Za-z'’.]*){0,3})"
                                 r"(?=[ \t]*(?:$|\n|[ \t]{2}|\||,))", text[stop:end + 1])
-                if tail is not None and _distinct(tail.group("t")):
+                if tail is not None and _all_own(tail.group("t")):
                     stop += tail.end("t")
                 out.append(Span(pos + lead, stop, ORGANIZATION, 0.75, "en-org-heading"))
         pos = end + 1
