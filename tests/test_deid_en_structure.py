@@ -54,6 +54,11 @@ PLACES = {
         "Pt wants to go to Pellham and wait there. Transferred from Ormsby Cross yesterday. Return to Pt's baseline.\n"
         "Will go to Radiology later, then back to Rehab.\n",
         ["Pellham", "Ormsby Cross"], ["Pt's baseline", "Radiology", "Rehab"]),
+    "a place named by its kind, in title case or in capitals after a placing word": (
+        "Fell while hiking near Lake Orrinmere. Walked at Tansy Whitcombe Park with her son. Lives in Quillon County.\n"
+        "INJURED AT A PARTY ON CROWFOOT MARSH BAYOU.\n",
+        ["Lake Orrinmere", "Tansy Whitcombe Park", "Quillon County", "CROWFOOT MARSH BAYOU"],
+        ["Fell while hiking", "with her son", "INJURED AT A PARTY"]),
 }
 
 ADDRESSES = {

@@ -172,6 +172,37 @@ def gone_to_places(text: str) -> list[Span]:
     return out
 
 
+# A named place by the kind of place it is (… Park, … Hall, … Bridge, … County, Lake …, Isle of …), in title case, or
+# in capitals after a word that places it (ON PINE ISLAND BAYOU).
+_PLACE_KIND = (r"Park|State[ \t]Park|Hall|Bridge|Trail|Beach|Creek|River|Canyon|Campground|Reservoir|Island|Bayou|"
+               r"County|Parish|Township|Falls|Springs|Marina|Pier|Harbo(?:u)?r|Plaza|Square|Mall|Stadium|Arena|"
+               r"Fairgrounds|Speedway|Pond|Woods|Forest|Preserve|Ranch|Farm|Lodge|Cottage|Estate|Apartments|Towers|"
+               r"Court|Village|Heights|Terrace|Gardens|Manor")
+_PLACE_BY_KIND = re.compile(rf"(?<![\w'’-])(?P<v>(?:(?:Lake|Mount|Mt\.|Isle[ \t]of|Port|Cape)[ \t])?"
+                            rf"[A-Z][a-z'’]+(?:-[A-Z][a-z]+)?(?:[ \t][A-Z][a-z'’]+){{0,2}}[ \t](?:{_PLACE_KIND})"
+                            rf"|(?:Lake|Mount|Mt\.|Isle[ \t]of)[ \t][A-Z][a-z'’]+(?:[ \t][A-Z][a-z'’]+)?)(?![\w'’-])")
+_PLACE_BY_KIND_UPPER = re.compile(rf"(?<![A-Za-z])(?:ON|AT|NEAR|IN|FROM|TO|BY)[ \t]+(?:THE[ \t]+)?"
+                                  rf"(?P<v>[A-Z]{{3,}}(?:[ \t][A-Z]{{3,}}){{0,2}}[ \t](?i:{_PLACE_KIND}))"
+                                  r"(?![\w'’-])")
+
+
+_WARD_BEFORE = re.compile(r"(?<![A-Za-z])(?i:unit|ward|wing|pod|bldg|building|floor)[ \t]*:?[ \t]*\Z")
+
+
+def kind_places(text: str) -> list[Span]:
+    """A place named by its kind (see `_PLACE_KIND`) with a word of its own (not Grand Rounds Hall's generic words)."""
+    out = []
+    for rx in (_PLACE_BY_KIND, _PLACE_BY_KIND_UPPER):
+        for m in rx.finditer(text):
+            start, value = _trim_lead(text, *m.span("v"))
+            if (rx is _PLACE_BY_KIND_UPPER and not value.isupper()) or _WARD_BEFORE.search(text, 0, start):
+                continue
+            words = re.findall(r"[A-Za-z][A-Za-z'’]*", value)
+            if len(words) >= 2 and _distinct(" ".join(words[:-1])) and not en_words.country(value):
+                out.append(Span(start, start + len(value), ADDRESS, 0.7, "en-place-kind"))
+    return out
+
+
 # ---------------------------------------------------------------- organisations by kind
 
 # Nouns that name the kind of body an organisation is; the name before them must hold a word of its own.

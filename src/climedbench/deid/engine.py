@@ -345,7 +345,7 @@ def _places(text: str, lang: str) -> list[Span]:
         spans += en_context.en_places_more(text) + en_places.en_places(text) + en_places.prose_places(text)
         spans += en_places.address_fields(text) + en_places.specialty_orgs(text) + en_places.insurers(text)
         spans += en_structure.mail_blocks(text) + en_structure.kind_orgs(text) + en_structure.heading_orgs(text)
-        spans += en_structure.gone_to_places(text)
+        spans += en_structure.gone_to_places(text) + en_structure.kind_places(text)
         spans += en_places.repeated_places(text, spans)
     if _CJK.search(text):
         spans += detectors.zh_addresses(text) + zh_orgs.zh_organisations(text)
