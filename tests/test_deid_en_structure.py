@@ -32,6 +32,16 @@ NAMES = {
         ["Tarrant-Oakes, Wilhelmina", "Quenby, Marisela"], ["Rm 3"]),
 }
 
+USERS = {
+    "initials or a user name after transcribed or typed": (
+        "Dictated 9/22/2026 15:05, transcribed by QRT\nTranscribed by: jdoakes (job #DX-1)\n"
+        "Dictated by: A. Smith, MD   Transcribed: wpx\nTyped by hand in clinic.\n",
+        ["QRT", "jdoakes", "wpx"], ["hand in clinic"]),
+    "a portal handle in brackets after the sender's name": (
+        "From: Patient Hollis Varga-Penn (hvargap)\nReceived Tue 4/1/25 9:03 PM\nSon Abel Cruz (son) called.\n",
+        ["Hollis Varga-Penn", "hvargap"], ["(son)"]),
+}
+
 # Real nursing notes: staff named after a verb of talking, a capitalised name after a title that only its ending
 # made a common word, a given name signed alone at a note's end.
 NURSING = {
@@ -93,6 +103,12 @@ ORGANISATIONS = {
 @pytest.mark.parametrize("name", list(NAMES))
 def test_names_by_structure(analyzer: Analyzer, name: str) -> None:
     text, phi, keep = NAMES[name]
+    check_english_note(analyzer, text, phi, keep)
+
+
+@pytest.mark.parametrize("name", list(USERS))
+def test_user_names(analyzer: Analyzer, name: str) -> None:
+    text, phi, keep = USERS[name]
     check_english_note(analyzer, text, phi, keep)
 
 

@@ -14,7 +14,7 @@ import re
 from climedbench.deid import en_words, lexicon
 from climedbench.deid.detectors import Span
 from climedbench.deid.en_context import generic_org_word
-from climedbench.deid.patterns import ADDRESS, NAME, ORGANIZATION
+from climedbench.deid.patterns import ACCOUNT_ID, ADDRESS, NAME, ORGANIZATION
 
 # ---------------------------------------------------------------- nicknames
 
@@ -25,6 +25,21 @@ _CALLED = re.compile(r"(?<![A-Za-z])(?:(?P<strong>(?i:prefers|likes|wants|asks)[
                      r"[ \t]+(?P<q>[\"“])?(?P<n>[A-Z][a-z'’-]{1,20})(?(q)[\"”])(?![A-Za-z'’-])")
 
 
+# A handle in brackets right after a found name (Hollis Varga-Penn (hvargap)): one lower-case token of letters and
+# digits that starts like the name and is no word.
+_HANDLE_AFTER = re.compile(r"[ \t]*\([ \t]*(?P<h>[a-z][a-z0-9._-]{3,30})[ \t]*\)")
+# Who transcribed or typed a note: initials or a user name at the line's end (transcribed by QRT; Transcribed: wpx).
+_TYPIST = re.compile(r"(?<![A-Za-z])(?i:transcribed|typed|scribed|keyed|transcriptionist)"
+                     r"(?:[ \t]+(?i:by))?[ \t]*:?[ \t]*"
+                     r"(?P<v>[a-z]{2,4}|[A-Z]{2,4}|[a-z][a-z0-9._]{3,20})(?=[ \t]*(?:\n|$|\(|[ \t]{2}))")
+
+
+def typists(text: str) -> list[Span]:
+    """Initials or a user name after transcribed / typed (see `_TYPIST`), not a word."""
+    return [Span(*m.span("v"), ACCOUNT_ID, 0.7, "en-typist") for m in _TYPIST.finditer(text)
+            if not en_words.common_word(m.group("v")) and not en_words.function_word(m.group("v"))]
+
+
 def nicknames(text: str, spans: list[Span]) -> list[Span]:
     """A quoted nickname right after a found name, the name widened over it (Beaumont, Lucille "Lulu"; Jo Ruiz
     ("Jojo")), a name after a word of calling, and every other place where the note writes such a nickname."""
@@ -32,6 +47,10 @@ def nicknames(text: str, spans: list[Span]) -> list[Span]:
     for s in spans:
         if s.entity != NAME:
             continue
+        handle = _HANDLE_AFTER.match(text, s.end)
+        if handle is not None and handle.group("h")[:1] in {w[:1].lower() for w in text[s.start:s.end].split()} and \
+                not en_words.common_word(handle.group("h")):
+            out.append(Span(*handle.span("h"), ACCOUNT_ID, 0.7, "en-handle"))
         m = _NICK_AFTER.match(text, s.end)
         if m is not None:
             out.append(Span(s.start, m.end(), NAME, 0.75, "en-nickname"))
