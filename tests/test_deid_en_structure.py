@@ -57,6 +57,12 @@ NURSING = {
     "a given name in the possessive before a telephone, again later": (
         "DTR VISITED, HOME IS 2 HRS AWAY. LORETTA'S CELL 555-201-3344. LORETTA WILL CALL AM.\n",
         ["LORETTA"], ["DTR VISITED", "WILL CALL AM"]),
+    "two name words before aware at a sentence's start": (
+        "K REPLETED. QUENBY TALLOWAY AWARE. RESIDENT AWARE. TEAM NOTIFIED.\n",
+        ["QUENBY TALLOWAY"], ["RESIDENT AWARE", "TEAM NOTIFIED", "K REPLETED"]),
+    "a second date without a year after or": (
+        "P: Hemodialysis 9/6 or 9/7, then reassess. Pain 4 or 5/10.\n",
+        ["9/6", "9/7"], ["5/10"]),
 }
 
 PLACES = {

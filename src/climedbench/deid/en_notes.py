@@ -46,8 +46,7 @@ def _cued_words(text: str, start: int, end: int, strict: bool, titled: bool = Fa
     if first is None:
         return None
     token = first.group()
-    ok = en_words.known_name(token) if strict else en_words.name_word(token) or \
-        (titled and _capitalised_name(token))
+    ok = en_words.known_name(token) if strict else en_words.name_word(token) or (titled and _capitalised_name(token))
     if not ok or (strict and en_words.common_word(token) and not _capitalised(token)):
         return None
     last = first.end()
@@ -73,7 +72,8 @@ def _capitalised_name(word: str) -> bool:
     clinical or section word."""
     w = word.lower()
     return len(w) > 2 and word[:1].isupper() and word[1:].islower() and not en_words.function_word(w) and \
-        not lexicon.clinical_word(w) and w not in lexicon.EN_NOT_NAMES
+        not lexicon.clinical_word(w) and w not in lexicon.EN_NOT_NAMES and w not in lexicon.EN_SPECIALTY_WORDS and \
+        not w.endswith(("ology", "ics", "ist", "ists"))
 
 
 # A second name after the first in a list (DRS KOWALSKI AND NAKAMURA, Drs Ito & Brandt).
@@ -283,6 +283,7 @@ _SETTING_NEAR = re.compile(r"(?<![A-Za-z])(?i:ps|peep|cpap|psv|simv|imv|bipap|ve
                            r"settings?|sedation|rass|cp|c/o|angina|discomfort|pressure|ache|[a-z]*flexion|extension|"
                            r"abduction|adduction|grip|muscle|mmt|[rl]?[ul]e|reflex(?:es)?)(?![A-Za-z])")
 _SCORE_AFTER = re.compile(r"[ \t,]*(?i:pain|cp|angina|chest|back|scale|discomfort|[a-z]+al[ \t]+pain)")
+_MD_BEFORE_OR = re.compile(rf"(?<![\w/.:+-]){MD}[ \t]+(?:or|and|to|-)[ \t]+$")
 _PAGER = re.compile(r"(?<![A-Za-z])(?i:pager|beeper|bleep|bleeper|pg|bpr|page)[ \t]*(?:#|no\.?)?[ \t]*:?[ \t]*"
                     r"(?P<v>\d{4,6})(?!\d)")
 
@@ -315,7 +316,8 @@ def dates_and_pagers(text: str) -> list[Span]:
         for m in rx.finditer(text):
             before = text[max(0, m.start() - 16):m.start()]
             month, day = (int(x) for x in m.group().split("/")[::-1 if rx is _BARE_DM else 1])
-            if _NOT_DATE.search(before) or (rx is _BARE_MD and month < day <= 4):  # 1/2, 2/3: a fraction
+            listed = _MD_BEFORE_OR.search(before) is not None  # 8/9 or 8/10: a second date, not 4 or 5
+            if (_NOT_DATE.search(before) and not listed) or (rx is _BARE_MD and month < day <= 4):  # 1/2: a fraction
                 continue
             if rx is not _BARE_DM and ((day == 52 and _RELATIVE_BEFORE.search(before)) or
                                        (day == 12 and _RELATIVE_RIGHT_BEFORE.search(before))):

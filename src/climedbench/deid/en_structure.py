@@ -109,6 +109,29 @@ def owner_phones(text: str) -> list[Span]:
     return out + _mentions(text, {text[s.start:s.end] for s in out}, "en-owner-phone")
 
 
+# Two name words at a sentence's start before a word of being told (BEA TURA AWARE; jo ruiz notified), in any case.
+_TOLD = re.compile(r"(?:^|(?<=[\n.;:,!?])|(?<=[\n.;:,!?][ \t])|(?<=[\n.;:,!?][ \t]{2}))[ \t]*"
+                   r"(?P<v>(?P<a>[A-Za-z][a-z'’-]+|[A-Z][A-Z'’-]+)[ \t](?P<b>[A-Za-z][a-z'’-]+|[A-Z][A-Z'’-]+))[ \t]+"
+                   r"(?i:aware|notified|paged|informed|updated|made[ \t]+aware|and[ \t]+drs?\b)")
+
+
+def told_names(text: str) -> list[Span]:
+    """A given name and a surname (or two name words) before aware / notified at a sentence's start."""
+    out = []
+    for m in _TOLD.finditer(text):
+        words = (m.group("a"), m.group("b"))
+        if all(_name_word(w) for w in words) and (words[0].isupper() == words[1].isupper()):
+            out.append(Span(*m.span("v"), NAME, 0.7, "en-told"))
+    return out
+
+
+def _name_word(word: str) -> bool:
+    w = word.lower()
+    return len(w) >= 3 and re.search(r"[aeiouy]", w) is not None and en_words.name_word(word) and \
+        not en_words.common_word(word) and not lexicon.clinical_word(w) and w not in lexicon.EN_NOT_NAMES and \
+        not generic_org_word(w)
+
+
 # ---------------------------------------------------------------- mailing blocks
 
 _STATE = "|".join(lexicon.US_STATES)
