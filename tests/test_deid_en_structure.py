@@ -37,6 +37,11 @@ USERS = {
         "Dictated 9/22/2026 15:05, transcribed by QRT\nTranscribed by: jdoakes (job #DX-1)\n"
         "Dictated by: A. Smith, MD   Transcribed: wpx\nTyped by hand in clinic.\n",
         ["QRT", "jdoakes", "wpx"], ["hand in clinic"]),
+    "user names in a table's user column": (
+        "Access log extract:\n WHEN                 USER ID        ROLE           ACTION\n"
+        " 2026-01-02 10:14    tquarrel4      Billing Clerk  Chart open\n"
+        " 2026-01-03 11:02    mbrindlewood   Attending MD   Note signed\n\nReviewed by compliance.\n",
+        ["tquarrel4", "mbrindlewood"], ["Billing Clerk", "Attending MD", "Chart open", "Reviewed by compliance"]),
     "a portal handle in brackets after the sender's name": (
         "From: Patient Hollis Varga-Penn (hvargap)\nReceived Tue 4/1/25 9:03 PM\nSon Abel Cruz (son) called.\n",
         ["Hollis Varga-Penn", "hvargap"], ["(son)"]),

@@ -34,6 +34,36 @@ _TYPIST = re.compile(r"(?<![A-Za-z])(?i:transcribed|typed|scribed|keyed|transcri
                      r"(?P<v>[a-z]{2,4}|[A-Z]{2,4}|[a-z][a-z0-9._]{3,20})(?=[ \t]*(?:\n|$|\(|[ \t]{2}))")
 
 
+# A table's column of user names, read under its header (USER ID, USERNAME, LOGIN) in a table set out with gaps.
+_USER_HEADER = re.compile(r"(?m)^(?=.*\S[ \t]{2,}\S.*\S[ \t]{2,}\S).*?(?<![A-Za-z])"
+                          r"(?P<h>(?i:user(?:[ _]?(?:id|name))?|login))(?![A-Za-z])")
+
+
+_CELL = re.compile(r"[A-Za-z][A-Za-z0-9._-]{2,30}(?=[ \t]{2,}|[ \t]*$)")
+
+
+def column_users(text: str) -> list[Span]:
+    """The cells under a user column of a gap-separated table, down to its first empty line."""
+    out = []
+    for m in _USER_HEADER.finditer(text):
+        line_start = text.rfind("\n", 0, m.start("h")) + 1
+        col = m.start("h") - line_start
+        pos = text.find("\n", m.end("h"))
+        while pos >= 0:
+            end = text.find("\n", pos + 1)
+            line = text[pos + 1:end if end >= 0 else len(text)]
+            if not line.strip():
+                break
+            for at in (col, col - 1, col + 1, col - 2, col + 2):  # a cell starts where its header does, give or take
+                cell = _CELL.match(line, max(at, 1))
+                if cell is not None and line[max(at, 1) - 1].isspace() and not en_words.function_word(cell.group()) \
+                        and not (cell.group().isalpha() and en_words.common_word(cell.group())):
+                    out.append(Span(pos + 1 + cell.start(), pos + 1 + cell.end(), ACCOUNT_ID, 0.7, "en-user-column"))
+                    break
+            pos = end
+    return out
+
+
 def typists(text: str) -> list[Span]:
     """Initials or a user name after transcribed / typed (see `_TYPIST`), not a word."""
     return [Span(*m.span("v"), ACCOUNT_ID, 0.7, "en-typist") for m in _TYPIST.finditer(text)

@@ -331,7 +331,7 @@ def _names(text: str, artifacts: Any, cfg: DeidConfig) -> list[Span]:
     if doc is not None and getattr(doc, "lang_", "") == "en":
         spans += detectors.spacy_persons(doc, text) + detectors.spacy_organisations(doc, text)
         spans += en_context.en_names_more(text) + en_structure.closing_names(text) + en_structure.owner_phones(text)
-        spans += en_structure.typists(text) + en_structure.told_names(text)
+        spans += en_structure.typists(text) + en_structure.told_names(text) + en_structure.column_users(text)
     return spans
 
 
