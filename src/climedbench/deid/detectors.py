@@ -397,7 +397,7 @@ _HEADING_GAP = re.compile(r"[ \t]{2,}|\t|[ \t]+[-—–][ \t]+")
 def en_organisations(text: str) -> list[Span]:
     out = []
     for m in _EN_ORG_CUE.finditer(text):
-        value = m.group("v").rstrip(".")
+        value = m.group("v").split("\n")[0].rstrip(". \t")  # a name does not run over a line's end
         if value.lower() not in lexicon.EN_NOT_NAMES:
             out.append(Span(m.start("v"), m.start("v") + len(value), ORGANIZATION, 0.8, "en-organisation-cue"))
     for m in _EN_ORG.finditer(text):

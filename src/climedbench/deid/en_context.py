@@ -423,7 +423,8 @@ def insurance_ids(text: str) -> list[Span]:
 
 _UNIT_BETWEEN = re.compile(r"[ \t]*,?[ \t]*(?:Apt|Apartment|Suite|Ste|Unit|Fl|Floor|Room|Rm|Bldg|#)\.?[ \t]*#?[\w-]+"
                            r"[ \t]*,?[ \t]*")
-_ORG_TAIL = re.compile(r"(?:\.(?=[ \t]+[A-Z]))?(?:[ \t]+(?:[-–—/][ \t]*|(?:for|of|at|&|and)[ \t]+)?"
+_ORG_TAIL = re.compile(r"(?:\.(?=[ \t]+[A-Z]))?(?:(?:[ \t](?![ \t])|[ \t]+(?=[-–—/]))"
+                       r"(?:[-–—/][ \t]*|(?:for|of|at|&|and)[ \t]+)?"
                        r"(?:[A-Z][A-Za-z'’.]+|[A-Z]{2,}))"
                        r"{1,4}(?=[ \t]*(?:,|\n|$|[ \t]{2}|\d|\())")
 _ORG_HEAD = re.compile(r"(?:[A-Z][A-Za-z'’.-]*(?:[ \t]+[A-Z][A-Za-z'’.-]*){0,3}[ \t]*(?:[-–—][ \t]*|/)|[A-Z]{2,}\+)$")

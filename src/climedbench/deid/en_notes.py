@@ -23,7 +23,9 @@ _KIN_CUE = (r"(?:son|sons|dtr|daughter|daughters|wife|husband|sister|brother|nep
             r"house[ \t]+staff|social[ \t]+worker|chaplain|nurse|sw|hcp)"
             r"(?:[ \t]*[,:(-]+[ \t]*|[ \t]+)")
 # Verbs and prepositions before a staff member's name: only a known name follows them (per protocol stays).
-_VERB_CUE = r"(?:per|as[ \t]+per|discussed[ \t]+with|spoke[ \t]+(?:with|to)|reported[ \t]+to|page|paged|contacts)[ \t]+"
+_VERB_CUE = (r"(?:per|as[ \t]+per|discussed[ \t]+with|spoke[ \t]+(?:with|to|w/)|talked[ \t]+(?:with|to|w/)|"
+             r"met[ \t]+with|reported[ \t]+to|page|paged|contacts|ask(?:ed)?[ \t]+(?:to[ \t]+page|for)|notified|"
+             r"informed)[ \t]+")
 # The name is read ahead, not taken: "per son David" tries per, then son.
 _CUED = re.compile(rf"(?<![A-Za-z])(?i:(?P<cue>{_TITLE_CUE}|{_KIN_CUE}|{_VERB_CUE}))"
                    rf"(?=(?P<v>(?:{_INITIAL})?{_WORD}(?:[ \t]+(?:{_INITIAL})?{_WORD}){{0,2}}))")
@@ -36,7 +38,7 @@ _SIGNATURE = re.compile(rf"(?m)(?:^|[.;:!][ \t]+)[ \t]*"
 _TWO_WORDS = re.compile(rf"(?<![A-Za-z'’-])(?=(?P<v>{_WORD}(?:[ \t]+{_INITIAL}|[ \t]+{_WORD}){{1,2}})(?![A-Za-z'’-]))")
 
 
-def _cued_words(text: str, start: int, end: int, strict: bool) -> tuple[int, int] | None:
+def _cued_words(text: str, start: int, end: int, strict: bool, titled: bool = False) -> tuple[int, int] | None:
     """The name words at the start of text[start:end]: a first word that is a name (a known one when `strict`),
     then more words while they are names and the first is a given name (dr mary anderson, son don reid)."""
     words = list(re.finditer(rf"{_INITIAL}|{_WORD}", text[start:end]))
@@ -44,7 +46,7 @@ def _cued_words(text: str, start: int, end: int, strict: bool) -> tuple[int, int
     if first is None:
         return None
     token = first.group()
-    ok = en_words.known_name(token) if strict else en_words.name_word(token)
+    ok = en_words.known_name(token) if strict else en_words.name_word(token) or (titled and _capitalised_name(token))
     if not ok or (strict and en_words.common_word(token) and not _capitalised(token)):
         return None
     last = first.end()
@@ -53,7 +55,8 @@ def _cued_words(text: str, start: int, end: int, strict: bool) -> tuple[int, int
         g = w.group().strip()
         if g.endswith(".") and len(g) <= 2:  # an initial inside the name (ROBERT V. SMITH)
             continue
-        if not given or not en_words.name_word(g) or (en_words.known_name(g) is False and en_words.common_word(g)):
+        if not given or not en_words.name_word(g) or (en_words.known_name(g) is False and en_words.common_word(g)) or \
+                (token[:1].isupper() and token[1:2].islower() and not g[:1].isupper()):  # Mary Reyes chairside
             break
         last = w.end()
     lead = words[0].start() if words[0].group().endswith(".") and words.index(first) == 1 else first.start()
@@ -62,6 +65,15 @@ def _cued_words(text: str, start: int, end: int, strict: bool) -> tuple[int, int
 
 def _capitalised(word: str) -> bool:
     return word[:1].isupper()
+
+
+def _capitalised_name(word: str) -> bool:
+    """A capitalised word after a title that only its ending made a common word (dr Saeed, md Reed): no stop, nursing,
+    clinical or section word."""
+    w = word.lower()
+    return len(w) > 2 and word[:1].isupper() and word[1:].islower() and not en_words.function_word(w) and \
+        not lexicon.clinical_word(w) and w not in lexicon.EN_NOT_NAMES and w not in lexicon.EN_SPECIALTY_WORDS and \
+        not w.endswith(("ology", "ics", "ist", "ists"))
 
 
 # A second name after the first in a list (DRS KOWALSKI AND NAKAMURA, Drs Ito & Brandt).
@@ -89,14 +101,17 @@ def cued_names(text: str) -> list[Span]:
             out.append(Span(*m.span("v"), NAME, 0.7, "en-note-initial"))
     for m in _CUED.finditer(text):
         cue = m.group("cue").lower().strip(" \t.,:(-")
-        strict = re.match(r"(?:per|as|discussed|spoke|reported|page|paged|contacts)\b", cue) is not None
+        strict = re.match(r"(?:per|as|discussed|spoke|talked|met|reported|page|paged|contacts|ask|asked|notified|"
+                          r"informed)\b", cue) is not None
         if m.group("v").lower().startswith(("s ", "'s")):  # dr's order
             continue
-        found = _cued_words(text, *m.span("v"), strict)
+        titled = re.fullmatch(r"(?i:drs?|doctor)\.?[ \t]*|md ", m.group("cue")) is not None  # md Saeed; not MD. Uses
+        found = _cued_words(text, *m.span("v"), strict, titled)
         if found is not None:
             out.append(Span(*found, NAME, 0.75, "en-note-cue"))
             more = _AND_NAME.match(text, found[1])
-            if cue.startswith(("dr", "md", "np")) and more is not None and en_words.name_word(more.group("v")):
+            if cue.startswith(("dr", "md", "np")) and more is not None and \
+                    (en_words.name_word(more.group("v")) or _capitalised_name(more.group("v"))):
                 out.append(Span(*more.span("v"), NAME, 0.7, "en-note-cue"))
     for m in _SIGNATURE.finditer(text):
         words = [w for w in re.findall(_WORD, m.group("v")) if len(w) > 1]
@@ -268,6 +283,7 @@ _SETTING_NEAR = re.compile(r"(?<![A-Za-z])(?i:ps|peep|cpap|psv|simv|imv|bipap|ve
                            r"settings?|sedation|rass|cp|c/o|angina|discomfort|pressure|ache|[a-z]*flexion|extension|"
                            r"abduction|adduction|grip|muscle|mmt|[rl]?[ul]e|reflex(?:es)?)(?![A-Za-z])")
 _SCORE_AFTER = re.compile(r"[ \t,]*(?i:pain|cp|angina|chest|back|scale|discomfort|[a-z]+al[ \t]+pain)")
+_MD_BEFORE_OR = re.compile(rf"(?<![\w/.:+-]){MD}[ \t]+(?:or|and|to|-)[ \t]+$")
 _PAGER = re.compile(r"(?<![A-Za-z])(?i:pager|beeper|bleep|bleeper|pg|bpr|page)[ \t]*(?:#|no\.?)?[ \t]*:?[ \t]*"
                     r"(?P<v>\d{4,6})(?!\d)")
 
@@ -300,7 +316,8 @@ def dates_and_pagers(text: str) -> list[Span]:
         for m in rx.finditer(text):
             before = text[max(0, m.start() - 16):m.start()]
             month, day = (int(x) for x in m.group().split("/")[::-1 if rx is _BARE_DM else 1])
-            if _NOT_DATE.search(before) or (rx is _BARE_MD and month < day <= 4):  # 1/2, 2/3: a fraction
+            listed = _MD_BEFORE_OR.search(before) is not None  # 8/9 or 8/10: a second date, not 4 or 5
+            if (_NOT_DATE.search(before) and not listed) or (rx is _BARE_MD and month < day <= 4):  # 1/2: a fraction
                 continue
             if rx is not _BARE_DM and ((day == 52 and _RELATIVE_BEFORE.search(before)) or
                                        (day == 12 and _RELATIVE_RIGHT_BEFORE.search(before))):
@@ -323,7 +340,8 @@ _L = r"[^\W\d_][^\W\d_'’]*(?:[-'’][^\W\d_]+)*"
 _LAST_FIRST_FIELD = re.compile(
     rf"(?m)(?:^(?:[A-Za-z][A-Za-z ]{{0,14}}:)?[ \t]*|[ \t]{{2,}}|(?<=:)[ \t]*)"
     rf"(?P<v>(?P<last>{_L}(?:[ \t]{_L})?),[ \t]?(?P<first>{_L}(?:[ \t](?:{_L}|[A-Z]\.?))?(?:[ \t][A-Z]\.?)?))"
-    r"(?=[ \t]{2,}|[ \t]*\n|[ \t]*$|,?[ \t]+\d|,[ \t]*\d|,[ \t]*[a-z]+-[a-z]+[ \t]+y|[ \t]*\(|[ \t]*/[ \t])")
+    r"(?=[ \t]{2,}|[ \t]*\n|[ \t]*$|,?[ \t]+\d|,[ \t]*\d|,[ \t]*[a-z]+-[a-z]+[ \t]+y|[ \t]*\(|[ \t]*/[ \t]|"
+    r"[ \t]+[\"“][A-Z]|[ \t]*\||[ \t]+(?:MD|DO|NP|PA|RN|DPM)\b)")
 
 
 def _field_name_word(word: str, upper: bool) -> bool:
@@ -346,10 +364,16 @@ def last_first_fields(text: str) -> list[Span]:
     """A "Surname, Given" set apart as a field (see above), each word a name's (not a finding's)."""
     out = []
     for m in _LAST_FIRST_FIELD.finditer(text):
-        words = re.findall(rf"{_L}|[A-Z]\.?", m.group("v"))
+        start, end = m.span("v")
+        credential = re.search(r"[ \t]+(?:MD|DO|NP|PA|RN|DPM)$", m.group("v"))
+        if credential is not None:
+            end -= len(credential.group())
+            if not re.search(r",[ \t]?[^\W\d_]", text[start:end]):
+                continue
+        words = re.findall(rf"{_L}|[A-Z]\.?", text[start:end])
         upper = m.group("last").isupper()
-        if len(re.findall(r"[^\W\d_]{2,}", m.group("v"))) >= 2 and all(_field_name_word(w, upper) for w in words) \
+        if len(re.findall(r"[^\W\d_]{2,}", text[start:end])) >= 2 and all(_field_name_word(w, upper) for w in words) \
                 and words[0].lower() not in _SIGN_OFFS and not re.fullmatch(lexicon.EN_CREDENTIALS, words[-1]) and \
                 not re.fullmatch(_MORE_CREDENTIALS, words[-1]):
-            out.append(Span(*m.span("v"), NAME, 0.75, "en-name-last-first"))
+            out.append(Span(start, end, NAME, 0.75, "en-name-last-first"))
     return out

@@ -15,7 +15,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from climedbench.deid import context, detectors, en_context, en_places, zh_names, zh_orgs
+from climedbench.deid import context, detectors, en_context, en_places, en_structure, zh_names, zh_orgs
 from climedbench.deid.detectors import Span
 from climedbench.deid.intl_ids import INTL_PATTERNS, ocr_digits
 from climedbench.deid.patterns import PATTERNS, PatternSpec
@@ -252,6 +252,7 @@ class Analyzer:
             spans += [s for s in en_context.places_before_addresses(text, spans) if text[s.start:s.end] not in
                       self.config.allow]
             spans += en_places.place_tails(text, spans)
+            spans += en_structure.nicknames(text, spans)
             spans = en_context.extend(text, spans)
         return merge(spans)
 
@@ -329,7 +330,8 @@ def _names(text: str, artifacts: Any, cfg: DeidConfig) -> list[Span]:
     doc = getattr(artifacts, "tokens", None)
     if doc is not None and getattr(doc, "lang_", "") == "en":
         spans += detectors.spacy_persons(doc, text) + detectors.spacy_organisations(doc, text)
-        spans += en_context.en_names_more(text)
+        spans += en_context.en_names_more(text) + en_structure.closing_names(text) + en_structure.owner_phones(text)
+        spans += en_structure.typists(text) + en_structure.told_names(text) + en_structure.column_users(text)
     return spans
 
 
@@ -343,6 +345,8 @@ def _places(text: str, lang: str) -> list[Span]:
     if lang == "en":
         spans += en_context.en_places_more(text) + en_places.en_places(text) + en_places.prose_places(text)
         spans += en_places.address_fields(text) + en_places.specialty_orgs(text) + en_places.insurers(text)
+        spans += en_structure.mail_blocks(text) + en_structure.kind_orgs(text) + en_structure.heading_orgs(text)
+        spans += en_structure.gone_to_places(text) + en_structure.kind_places(text)
         spans += en_places.repeated_places(text, spans)
     if _CJK.search(text):
         spans += detectors.zh_addresses(text) + zh_orgs.zh_organisations(text)
