@@ -51,7 +51,10 @@ def zh_organisations(text: str) -> list[Span]:
         name = text[start:m.start()]
         if _generic_only(name):  # 当地乡镇卫生院, 上级三甲医院, 辖区疾控中心: a kind, no name
             continue
-        if re.match(r"[ \t]*[:：]", text[end:end + 3]):  # a label (出生医院：, 就诊医院：), not a name
+        # A label (出生医院：, 就诊医院：), not a name; but a letter's addressee on a line of its own is one (…人民医院：).
+        if re.match(r"[ \t]*[:：]", text[end:end + 3]) and not (
+                len(name) >= 3 and re.fullmatch(r"[ \t\u3000]*", text[text.rfind("\n", 0, start) + 1:start]) and
+                re.match(r"[ \t]*[:：][ \t]*\n", text[end:end + 6])):
             continue
         if not name or name in lexicon.ORG_GENERIC_ZH or (len(name) == 1 and name not in "协华湘齐") or \
                 name.endswith(("当地", "附近", "外地", "上级", "基层", "就近")) or re.fullmatch(r"为.", name):
@@ -76,7 +79,78 @@ def zh_organisations(text: str) -> list[Span]:
     out += _insurers(text) + _employer_in_brackets(text)
     from climedbench.deid.zh_places import place_before  # a place glued before the name (zh_places.py)
 
-    return [Span(place_before(text, s.start), s.end, s.entity, s.score, s.detector) for s in out]
+    out += _generic_head_orgs(text)
+    return [Span(_places_glued_before(text, place_before(text, s.start)), s.end, s.entity, s.score, s.detector)
+            for s in out]
+
+
+def _places_glued_before(text: str, start: int) -> int:
+    """Where a name starts once the places written right before it are taken in, a province or city before a county
+    or district (…市|…区|name): zh_places.place_before takes in one."""
+    while (m := _place_regex(True).search(text, max(0, start - 12), start)) is not None and m.end() == start and \
+            m.start() < start:
+        start = m.start()
+    return start
+
+
+@cache
+def _place_regex(at_end: bool = False) -> re.Pattern[str]:
+    """A province, city, county or district of JioNLP's gazetteer, full or short name (zh_places)."""
+    from climedbench.deid.zh_places import short_place_names
+
+    provinces, lower = lexicon.china_places()
+    names = "|".join(sorted((re.escape(n) for n in provinces | lower | short_place_names() if len(n) >= 2), key=len,
+                            reverse=True))
+    return re.compile(f"(?:{names})" + ("$" if at_end else ""))
+
+
+# Heads that name an organisation's kind but are also everyday words (…中心, …站, …馆, …门诊, …厂, …校区): a run of
+# characters ending in one is an organisation only where the note's structure says so — with a province, city, county
+# or district written at its start (…市…护养中心, …区…监测站), as a heading at a line's start, or as the value of a
+# field whose label names a body (转出单位：, 抄送：, 分站：) — and where its name is no kind or department alone.
+_GENERIC_HEAD = re.compile(r"中心|分站|站|馆|门诊|厂|校区|所|局|社")
+_ORG_LABEL = re.compile(r"(?:单位|机构|抄送|门诊|分站|站点|医院|学校|公司|厂家|采血点|送往|转往)[ \t]*[:：][ \t]*$")
+_HEAD_FOLLOW = re.compile(r"[ \t\u3000]{2,}|[ \t\u3000]*(?:\n|$)|[】）)，,。；;、]|[:：][ \t]*\n")
+# jieba's tags of words that make a run no name (期间, 已经, 我们, 因为, 的): time, adverb, pronoun, position, particle.
+_NOT_NAME_FLAGS = ("t", "d", "p", "r", "f", "u", "c", "q", "y")
+
+
+def _generic_head_orgs(text: str) -> list[Span]:
+    from climedbench.deid import jieba_hmm
+
+    out = []
+    for m in _GENERIC_HEAD.finditer(text):
+        start, end = m.span()
+        if end < len(text) and _jieba_freq(text[end - 1:end + 1]) > 0:  # the head starts a word (社区, 所以, 局部)
+            continue
+        while start > 0 and end - start < 22 and text[start - 1] not in _ZH_ORG_STOP and \
+                ("\u4e00" <= text[start - 1] <= "\u9fa5" or text[start - 1].isalnum()):
+            start -= 1
+        place = _place_regex().search(text, start, m.start())
+        line_start = text.rfind("\n", 0, start) + 1
+        heading = re.fullmatch(r"[ \t\u3000【\[]*", text[line_start:start]) is not None and \
+            _HEAD_FOLLOW.match(text, end) is not None
+        field = _ORG_LABEL.search(text, max(0, start - 12), start) is not None and _HEAD_FOLLOW.match(text, end) is not None
+        if place is not None and place.start() > start and not heading and not field:
+            start = place.start()  # the name starts at the place (院外|兰州…, 联系|黑龙江省…)
+        name = text[(place.end() if place is not None and place.start() == start else start):end]
+        head = m.group()
+        words = jieba_hmm.lcut(name[:-len(head)]) if len(name) > len(head) else []
+        if len(name) - len(head) < 2 or "院" in name or "科" in name or _generic_only(name[:-len(head)]) or \
+                any(w.flag.startswith(_NOT_NAME_FLAGS) and not w.word.isdigit() for w in words):
+            continue
+        proper = any(w.flag.startswith(("ns", "nr", "nz", "nt")) or
+                     (len(w.word) >= 2 and _jieba_freq(w.word) == 0 and not w.word.isascii()) for w in words)
+        # A field labelled as a body holds one (转出单位：…口岸国际门诊); a heading needs a proper noun in the name.
+        if (place is not None and place.start() == start) or (heading and proper) or (field and len(words) >= 2):
+            out.append(Span(start, end, ORGANIZATION, 0.75, "zh-organisation-kind"))
+    return out
+
+
+def _jieba_freq(word: str) -> int:
+    from climedbench.deid.zh_name_forms import jieba_words
+
+    return jieba_words().get(word, 0)
 
 
 # Verbs and adverbs that the backward scan may take in before a name (可联系…, 已告知…, 已通知…, 建议…).
