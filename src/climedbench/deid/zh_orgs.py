@@ -111,6 +111,7 @@ def _place_regex(at_end: bool = False) -> re.Pattern[str]:
 _GENERIC_HEAD = re.compile(r"中心|分站|站|馆|门诊|厂|校区|所|局|社")
 _ORG_LABEL = re.compile(r"(?:单位|机构|抄送|门诊|分站|站点|医院|学校|公司|厂家|采血点|送往|转往)[ \t]*[:：][ \t]*$")
 _HEAD_FOLLOW = re.compile(r"[ \t\u3000]{2,}|[ \t\u3000]*(?:\n|$)|[】）)，,。；;、]|[:：][ \t]*\n")
+_ZH_STRONG_SUFFIX = re.compile("|".join(lexicon.ORG_SUFFIXES_ZH))
 # jieba's tags of words that make a run no name (期间, 已经, 我们, 因为, 的): time, adverb, pronoun, position, particle.
 _NOT_NAME_FLAGS = ("t", "d", "p", "r", "f", "u", "c", "q", "y")
 
@@ -139,10 +140,15 @@ def _generic_head_orgs(text: str) -> list[Span]:
         if len(name) - len(head) < 2 or "院" in name or "科" in name or _generic_only(name[:-len(head)]) or \
                 any(w.flag.startswith(_NOT_NAME_FLAGS) and not w.word.isdigit() for w in words):
             continue
+        # With a place alone as the evidence: no verb of one character (…开面馆), no body before a department of it
+        # (…卫生中心|…门诊), no kind of place before the head (…街道社区门诊).
+        placed = place is not None and place.start() == start and not any(
+            w.flag == "v" and len(w.word) == 1 for w in jieba_hmm.lcut(name)) and _ZH_STRONG_SUFFIX.search(name[:-len(head)]) is None \
+            and not name[:-len(head)].endswith(("社区", "街道", "乡", "镇", "村"))
         proper = any(w.flag.startswith(("ns", "nr", "nz", "nt")) or
                      (len(w.word) >= 2 and _jieba_freq(w.word) == 0 and not w.word.isascii()) for w in words)
         # A field labelled as a body holds one (转出单位：…口岸国际门诊); a heading needs a proper noun in the name.
-        if (place is not None and place.start() == start) or (heading and proper) or (field and len(words) >= 2):
+        if placed or (heading and proper) or (field and len(words) >= 2):
             out.append(Span(start, end, ORGANIZATION, 0.75, "zh-organisation-kind"))
     return out
 
@@ -213,7 +219,7 @@ def _zh_org_tail(text: str, end: int) -> int:
 # (…医院神经内科) stays, as departments do.
 _ZH_UNIT_AFTER = re.compile(r"本部|院本部|[\u4e00-\u9fa5]{2,4}?(?:分站|分部)(?![\u4e00-\u9fa5])")
 _ZH_ORG_CUE = re.compile(r"(?:工作单位|单位名称|就职于|任职于|供职于|就读于|学校|雇主|所在单位|申请了?(?!人)|援助机构|平台|保险公司|"
-                         r"保险|工作(?!通道|腔|能力|量|时|日)|经营|外企员工|职业[^\n，。]{0,8}[（(])[:：\s（(]*"
+                         r"保险|工作(?!通道|腔|能力|量|时|日|人员)|经营|外企员工|职业[^\n，。]{0,8}[（(])[:：\s（(]*"
                          r"(?P<v>[A-Z][A-Za-z&.'-]*(?: [A-Z][A-Za-z&.'-]*){0,4}"
                          r"|[\u4e00-\u9fa5A-Za-z0-9]{2,24}?(?:[（(][\u4e00-\u9fa5]{2,4}[）)])?[\u4e00-\u9fa5A-Za-z]*?)"
                          r"(?=[\s，。；;,、\n）)]|援助|项目|$)"

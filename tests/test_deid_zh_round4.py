@@ -1,0 +1,56 @@
+"""Recall of `climedbench deid` on Chinese notes for the classes the unseen corpus 7 showed the rules did not
+generalise to (issue 21, fourth round), each by a general mechanism: an organisation named by a generic head (…中心,
+…站, …馆, …门诊, …厂, …校区) where the note's structure says it is one — a place of the gazetteer at its start, a heading
+at a line's start, the value of a field labelled as a body — and a letter's addressee (…医院：); a name before a title
+glued to a word (今日|…主任医师); a name glued after a person's role that is no title (保安…, 负责人…, 值班…) or after a
+kin word before any word (丈夫…|病情); a signer after what a signer does (审签：, 审阅：). Each case also keeps what
+must stay. All the notes are written for this test, not taken from any corpus."""
+
+from __future__ import annotations
+
+import pytest
+
+from climedbench.deid.engine import Analyzer
+from tests.support.deid_spans import covered as _covered
+from tests.support.deid_spans import touched as _touched
+
+
+@pytest.fixture(scope="module")
+def analyzer() -> Analyzer:
+    return Analyzer(ner=False)
+
+
+CASES = [
+    # A generic head with a place at its start, in prose: the organisation, not the words around it.
+    ("患者近半年居于大连市甘井子区松鹤颐养中心，夜间跌倒。", ["大连市甘井子区松鹤颐养中心"], ["夜间跌倒"]),
+    ("伤前在佛山市顺德区华宝五金制品厂车间打磨工件。", ["佛山市顺德区华宝五金制品厂"], ["车间打磨工件"]),
+    ("经协调，联系湖南省潜水医学治疗中心，次日转运。", ["湖南省潜水医学治疗中心"], ["次日转运"]),
+    # A heading at a line's start, and the value of a field labelled as a body.
+    ("临沂市120紧急救援指挥中心  院前急救记录\n接警时间：08:10", ["临沂市120紧急救援指挥中心"], ["院前急救记录"]),
+    ("杭州青藤国医馆  中药处方\n处方号：略", ["杭州青藤国医馆"], ["中药处方"]),
+    ("转出单位：瑞丽姐告边境国际门诊      转入单位：本院感染科", ["瑞丽姐告边境国际门诊"], ["本院感染科"]),
+    ("抄送：苏州市医疗保障基金结算中心", ["苏州市医疗保障基金结算中心"], []),
+    # A letter addressed to a hospital, on a line of its own; a label (就诊医院：) stays no name.
+    ("双向转诊单\n普洱市第一人民医院：\n    现转诊患者一名。\n就诊医院：\n本院", ["普洱市第一人民医院"], ["就诊医院"]),
+    # Not organisations: a kind of place alone, a verb before a shop's kind, a sub-district's community clinic.
+    ("检验中心  报告单\n丈夫在宝鸡开面馆，每日视频。在海淀区学院路街道社区门诊输液。\n抄送：常州市医疗保障基金结算中心",
+     ["常州市医疗保障基金结算中心"], ["检验中心", "开面馆", "门诊输液"]),
+    # A name before a title glued to a word before it (a time, 随, a department without 科).
+    ("今日龚立新主任医师查房，随蒋宏伟副主任医师会诊。已电话告知急诊覃建国医师。", ["龚立新", "蒋宏伟", "覃建国"],
+     ["今日", "查房", "急诊"]),
+    # A name glued after a role that is no title, or after a kin word before any word.
+    ("小区保安欧阳栋发现其倒地。工地负责人姚振华已来院。值班祁海东已知晓。已告知丈夫贺明远病情危重。",
+     ["欧阳栋", "姚振华", "祁海东", "贺明远"], ["发现", "已来院", "病情危重"]),
+    # Roles that make a longer word with what follows are no names (护士长, 值班表, 保安人员).
+    ("护士长查房后交代。值班表已更新。保安人员到场。门卫保安邝振宁发现后报警。", ["邝振宁"], ["护士长", "值班表", "保安人员"]),
+    # A signer after what a signer does; an ordinary word after it stays.
+    ("记录者：齐可   审签：萧振邦\n审阅：單裕和\n考核：优秀  审核：同意", ["萧振邦", "單裕和"], ["优秀", "同意"]),
+]
+
+
+@pytest.mark.parametrize(("text", "phi", "keep"), CASES)
+def test_round4_chinese_classes_are_found_and_clinical_text_kept(analyzer, text, phi, keep):
+    spans = analyzer.analyze(text, "zh")
+    missed = [v for v in phi if not _covered(text, spans, v)]
+    touched = [v for v in keep if _touched(text, spans, v)]
+    assert (missed, touched) == ([], []), [(text[s.start:s.end], s.entity, s.detector) for s in spans]
