@@ -22,7 +22,8 @@ _BOUNDARY = (r"(?=[ \t\n，,。；;、/／（()）：:]|$"
 _FIELD_START = r"(?:^|(?<=[ \t，,。；;：:、（(）)】\]|｜]))"
 # Roles a label ends with (入院登记员, 配血者, 被保险人, 测评师, 主检医生, 责任护士, 护士长), and what a signer does
 # (审签, 审阅, 复核).
-_ROLE_END = "(?:者|人|员|师|医生|医师|护士|护师|主任|大夫|专家|护士长|家长|家属|监护人|签字|签名|审签|审阅|签发|审批|批阅)"
+_ROLE_END = ("(?:者|人|员|师|医生|医师|护士|护师|主任|大夫|专家|护士长|家长|家属|监护人|签字|签名|"
+             "审签|审阅|签发|审批|批阅)")
 # Values after a label that are not a person (本人, 不详, 自行来院, 同上).
 _NOT_PERSON_START = ("本人", "不详", "暂无", "未", "无", "同上", "见", "详见", "自行", "患者",
                      "家属", "医生", "护士", "签字", "签名", "日期", "时间", "电话", "联系", "已",
@@ -189,8 +190,9 @@ def _full_name_before_word(text: str, start: int, end: int) -> bool:
     (侯…|病情, 叶…|已来院 is _KIN_AFTER's)."""
     value = text[start:end]
     # Not a verb of going before a place (来…|打工), nor a last character that follows names (…在|外地, …和|工友).
-    if end - start != 3 or not _surname_first(value) or _words().get(value, 0) > 0 or value[0] in "来去回到往赴" or \
-            value[2] in lexicon.ZH_AFTER_NAME_CHARS or value[2] in "有陪和在没无是" or not _boundary_at(text, start, end):
+    if end - start != 3 or not _surname_first(value) or _words().get(value, 0) > 0 or \
+            value[0] in "来去回到往赴" or value[2] in lexicon.ZH_AFTER_NAME_CHARS or value[2] in "有陪和在没无是" or \
+            not _boundary_at(text, start, end):
         return False
     nxt = jieba_hmm.lcut(text[end:end + 4])
     return bool(nxt) and len(nxt[0].word) >= 2 and _words().get(nxt[0].word, 0) > 0 and not nxt[0].flag.startswith("nr")
