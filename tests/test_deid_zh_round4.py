@@ -3,8 +3,9 @@ generalise to (issue 21, fourth round), each by a general mechanism: an organisa
 …站, …馆, …门诊, …厂, …校区) where the note's structure says it is one — a place of the gazetteer at its start, a heading
 at a line's start, the value of a field labelled as a body — and a letter's addressee (…医院：); a name before a title
 glued to a word (今日|…主任医师); a name glued after a person's role that is no title (保安…, 负责人…, 值班…) or after a
-kin word before any word (丈夫…|病情); a signer after what a signer does (审签：, 审阅：). Each case also keeps what
-must stay. All the notes are written for this test, not taken from any corpus."""
+kin word before any word (丈夫…|病情); a signer after what a signer does (审签：, 审阅：); a guardian's name after
+its kinship (监护人：父 …); ISBT 128 donation numbers by their shape; logins after who operated or printed (操作员 …).
+Each case also keeps what must stay. All the notes are written for this test, not taken from any corpus."""
 
 from __future__ import annotations
 
@@ -45,6 +46,16 @@ CASES = [
     ("护士长查房后交代。值班表已更新。保安人员到场。门卫保安邝振宁发现后报警。", ["邝振宁"], ["护士长", "值班表", "保安人员"]),
     # A signer after what a signer does; an ordinary word after it stays.
     ("记录者：齐可   审签：萧振邦\n审阅：單裕和\n考核：优秀  审核：同意", ["萧振邦", "單裕和"], ["优秀", "同意"]),
+    # A noun of the name that ends in a character the backward scan stops at (神经 of …神经医学中心).
+    ("宁波雪窦山神经医学中心  功能神经外科\n姓名：略", ["宁波雪窦山神经医学中心"], ["功能神经外科"]),
+    # ISBT 128 donation numbers by their shape, in a table's rows without a label; a lab value stays.
+    ("血袋号          开始     结束\n  =X5678 25 030117 4     09:10   09:55\n  X5678 25 030118 2     10:00\n"
+     "Hb 86 g/L", ["=X5678 25 030117 4", "X5678 25 030118 2"], ["Hb 86 g/L", "09:10"]),
+    # A login in lower case after who operated or printed, a handle glued to 用户; a word after a label stays.
+    ("终端 10.1.2.3  操作员 zhaoxq | 打印者：liumh\n宝妈（用户tangtang_baba_0301）：医生，孩子发热。使用者 Lisa",
+     ["zhaoxq", "liumh", "tangtang_baba_0301"], ["医生"]),
+    # A guardian's kinship before the name in a field; an address under 居所 / 住所.
+    ("监护人：父 施德昆（某鞋厂业务员）\n居所：翔鹭片区侨商社区5号楼0902", ["施德昆", "翔鹭片区侨商社区5号楼0902"], ["业务员"]),
 ]
 
 

@@ -14,6 +14,7 @@ import re
 
 from climedbench.deid import lexicon
 from climedbench.deid.patterns import (
+    DEVICE_ID,
     ID_NUMBER,
     INSURANCE_ID,
     LICENSE_PLATE,
@@ -49,6 +50,11 @@ def _bare_plate(value: str) -> bool:
 
 
 INTL_PATTERNS: tuple[PatternSpec, ...] = (
+    # An ISBT 128 donation identification number by its shape, with or without a label (a transfusion table's rows):
+    # its flag '=', a facility letter and four digits, the year's two digits, six digits of sequence, a check character
+    # (=X1234 25 012345 7, =X123425012345).
+    PatternSpec(DEVICE_ID, "isbt-din", r"(?<![A-Za-z0-9=])(?P<v>=?[A-Z]\d{4} \d{2} \d{6}(?: [0-9A-Z])?|=[A-Z]\d{12}[0-9A-Z]?)"
+                r"(?![A-Za-z0-9])", 0.85, flags=0),
     # Hospital and registration numbers (Hosp No: RW0938211, UR No: PAC1099372, URN KGH448102, HN: HN24018873(5), UHID,
     # IPD No, a council's Reg. and IMC numbers).
     PatternSpec(RECORD_NUMBER, "intl-record-cue",

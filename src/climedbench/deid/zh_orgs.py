@@ -37,7 +37,8 @@ def zh_organisations(text: str) -> list[Span]:
                 if inner is None:
                     break
                 start -= len(inner.group()) + 1
-            elif (text[start - 1] not in _ZH_ORG_STOP or text.startswith(("自治", "财经"), start - 1 - (text[start - 1] == "经"))) and \
+            elif (text[start - 1] not in _ZH_ORG_STOP or text.startswith(("自治", "财经"), start - 1 - (text[start - 1] == "经"))
+                  or _noun_ends_at(text, start)) and \
                     ("\u4e00" <= text[start - 1] <= "\u9fa5" or text[start - 1].isalnum()):
                 start -= 1  # 自 of 自治区 / 自治州 and 经 of 财经 are the name's (广西壮族自治区人民医院, 上海财经大学)
             else:
@@ -157,6 +158,18 @@ def _jieba_freq(word: str) -> int:
     from climedbench.deid.zh_name_forms import jieba_words
 
     return jieba_words().get(word, 0)
+
+
+def _noun_ends_at(text: str, start: int) -> bool:
+    """A stop character that ends a noun of the name (神经 of …神经医学中心): jieba's dictionary tags the two
+    characters before `start` a noun."""
+    from climedbench.deid import jieba_hmm
+
+    word = text[max(0, start - 2):start]
+    if len(word) < 2 or _jieba_freq(word) == 0:
+        return False
+    tokens = jieba_hmm.lcut(word)
+    return len(tokens) == 1 and tokens[0].flag == "n"
 
 
 # Verbs and adverbs that the backward scan may take in before a name (可联系…, 已告知…, 已通知…, 建议…).
