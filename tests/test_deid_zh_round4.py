@@ -4,7 +4,8 @@ generalise to (issue 21, fourth round), each by a general mechanism: an organisa
 at a line's start, the value of a field labelled as a body — and a letter's addressee (…医院：); a name before a title
 glued to a word (今日|…主任医师); a name glued after a person's role that is no title (保安…, 负责人…, 值班…) or after a
 kin word before any word (丈夫…|病情); a signer after what a signer does (审签：, 审阅：); a guardian's name after
-its kinship (监护人：父 …); ISBT 128 donation numbers by their shape; logins after who operated or printed (操作员 …).
+its kinship (监护人：父 …); ISBT 128 donation numbers and document numbers (…[2024]…第…号) by their shape; logins after who operated or printed
+(操作员 …); phones OCR wrote with l for 1; a full name jieba tags before a verb (…驾驶).
 Each case also keeps what must stay. All the notes are written for this test, not taken from any corpus."""
 
 from __future__ import annotations
@@ -56,6 +57,11 @@ CASES = [
      ["zhaoxq", "liumh", "tangtang_baba_0301"], ["医生"]),
     # A guardian's kinship before the name in a field; an address under 居所 / 住所.
     ("监护人：父 施德昆（某鞋厂业务员）\n居所：翔鹭片区侨商社区5号楼0902", ["施德昆", "翔鹭片区侨商社区5号楼0902"], ["业务员"]),
+    # A document number by its shape on a line of its own; a phone OCR wrote with l for 1; the section stays.
+    ("                  宁海司鉴[2025]法鉴字第0419号\n一、基本情况\n委 托 人: 某 某 (妻)   电 话: l39l2345678",
+     ["宁海司鉴[2025]法鉴字第0419号", "l39l2345678"], ["基本情况"]),
+    # A full name jieba tags a person's before a verb of two characters (someone doing something).
+    ("据委托书载：当日18时许，邓国强驾驶小型轿车行驶至路口。", ["邓国强"], ["小型轿车", "行驶"]),
 ]
 
 

@@ -53,7 +53,8 @@ def _regexes() -> dict[str, re.Pattern[str]]:
         # alone: 器械：, not 植入器械：) then a colon, a space or a bracket, then the name alone in its field (after the
         # kinship written before it: 监护人：母 …).
         "role": re.compile(rf"{_FIELD_START}(?P<cue>[{_CJK}]{{0,6}}?(?:{_ROLE_END}|{cues})|{colon_cues})[ \t]*{latin}"
-                           rf"(?P<sep>[:：][ \t]*|[ \t]+|[（(])(?:[父母夫妻子女兄姐弟妹][ \t]+)?{value}{_BOUNDARY}", re.M),
+                           rf"(?P<sep>[:：][ \t]*|[ \t]+|[（(])(?:[父母夫妻子女兄姐弟妹][ \t]+)?{value}{_BOUNDARY}",
+                          re.M),
         # A name glued after a person's role that is no title (保安…发现, 负责人…已来院, 工作人员…今日, 副驾…（电话）).
         "role_glued": re.compile(rf"(?:{_ROLES_GLUED})(?P<v>[{_CJK}]{{2,6}}(?:[{_DOT}][{_CJK}]{{1,6}})?)"),
         # A name with a middle dot, up to five characters each side.

@@ -255,6 +255,15 @@ def zh_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
     return _propagate(text, found, "zh-name-repeat") + tagged
 
 
+def _verb_after(text: str, start: int, word: str) -> bool:
+    """A surname and two given characters, tagged a person's as a whole, before a verb of two characters or more
+    (…|驾驶, …|骑行): someone doing something."""
+    if len(word) != 3:
+        return False
+    nxt = jieba_hmm.lcut(text[start + 3:start + 7])
+    return bool(nxt) and len(nxt[0].word) >= 2 and nxt[0].flag == "v"
+
+
 def _word_then_name(text: str, start: int, end: int, sl: int) -> bool:
     """A surname and two given characters before a title glued to a word before them (今日|…主任, 随|…主任医师, 急诊|…
     医师): jieba cuts a word off before the surname and tags the surname (or the whole name) a person's."""
@@ -307,7 +316,7 @@ def zh_names_jieba(text: str) -> list[Span]:
             continue
         # Only where a person fits: before a role, a verb of speech or consent, a bracket, punctuation or a line end
         # (jieba also tags transliterated drug and eponym parts as names: 阿奇|霉素, 霍奇金|淋巴瘤).
-        if not _PERSON_CONTEXT.match(text, start + len(word)):
+        if not _PERSON_CONTEXT.match(text, start + len(word)) and not _verb_after(text, start, word):
             continue
         # Inside a run of Chinese text, only after a cue, a joiner or a department (肾内科周静): otherwise the tag
         # took the end of a term (依折|麦布, 坦|索罗辛, 切除|左叶).
