@@ -6,7 +6,8 @@ glued to a word (今日|…主任医师); a name glued after a person's role tha
 kin word before any word (丈夫…|病情); a signer after what a signer does (审签：, 审阅：); a guardian's name after
 its kinship (监护人：父 …); ISBT 128 donation numbers and document numbers (…[2024]…第…号) by their shape; logins after who operated or printed
 (操作员 …); phones OCR wrote with l for 1; a full name jieba tags before a verb (…驾驶).
-Each case also keeps what must stay. All the notes are written for this test, not taken from any corpus."""
+And what the same mechanisms showed to be no organisation: a cue's value that reads as a clause, the state or class
+after an employer, a clause before a place, a generic hospital after a clause. Each case also keeps what must stay. All the notes are written for this test, not taken from any corpus."""
 
 from __future__ import annotations
 
@@ -62,6 +63,20 @@ CASES = [
      ["宁海司鉴[2025]法鉴字第0419号", "l39l2345678"], ["基本情况"]),
     # A full name jieba tags a person's before a verb of two characters (someone doing something).
     ("据委托书载：当日18时许，邓国强驾驶小型轿车行驶至路口。", ["邓国强"], ["小型轿车", "行驶"]),
+    # Precision: a cue's value that reads as a clause is no organisation (平台|规定…, 工作|正常, 学校|心理老师跟进).
+    ("医生：平台规定不能私下加好友，可在平台内复诊。\n结论：起搏器工作正常。学校心理老师跟进。\n平台：康语在线",
+     ["康语在线"], ["规定不能私下加好友", "正常", "心理老师跟进"]),
+    # The state, job or class written after an employer or a school is not its name; a clause or a label before the
+    # place an organisation's name starts with is not its name (患者为|…, 已提交|…, 工作单位|…); a brand before its
+    # branch's place is.
+    ("工作单位：渭南师范学院（退休）\n学校：宝鸡市第三中学高二　　监护人：略\n患者为湖北文理学院在读研究生。"
+     "申请已提交伊金霍洛旗人力资源和社会保障局。就职单位绍兴柯桥新纺物流有限公司，于当日受伤。"
+     "账户：中国农业银行乌鲁木齐雅山支行",
+     ["渭南师范学院", "宝鸡市第三中学", "湖北文理学院", "伊金霍洛旗人力资源和社会保障局", "绍兴柯桥新纺物流有限公司",
+      "中国农业银行乌鲁木齐雅山支行"], ["退休", "高二", "患者为", "已提交", "就职单位"]),
+    # A generic hospital after a clause (可通过|医院, 也可关注|医院) is no name; a single verb or adjectives may be one.
+    ("如有疑问可通过医院预约电话咨询，也可关注医院公众号。随访于解放医院，曾在中日友好医院就诊。",
+     ["解放医院", "中日友好医院"], ["可通过医院", "关注医院"]),
 ]
 
 

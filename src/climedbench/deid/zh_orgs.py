@@ -50,7 +50,7 @@ def zh_organisations(text: str) -> list[Span]:
             start += 1
         start = _past_verbs(text, start, m.start())
         name = text[start:m.start()]
-        if _generic_only(name):  # 当地乡镇卫生院, 上级三甲医院, 辖区疾控中心: a kind, no name
+        if _generic_only(name) or _clause_name(name):  # 当地乡镇卫生院, 辖区疾控中心, 可通过|医院: a kind, no name
             continue
         # A label (出生医院：, 就诊医院：), not a name; but a letter's addressee on a line of its own is one (…人民医院：).
         if re.match(r"[ \t]*[:：]", text[end:end + 3]) and not (
@@ -69,20 +69,46 @@ def zh_organisations(text: str) -> list[Span]:
     for m in _ZH_ORG_CUE.finditer(text):
         group = next(g for g in ("v", "w", "x") if m.group(g) is not None)
         s, e = m.span(group)
+        e = s + len(_ZH_AFTER_EMPLOYER.sub("", text[s:e]))  # …中学（教师）, …学院2021级: the state or class after it
         # 保险 inside a word (…医疗保险已报销, …保险医疗保单) is the insurance, no cue: only before a colon or a bracket.
         if m.group().startswith("保险") and m.start() > 0 and "\u4e00" <= text[m.start() - 1] <= "\u9fa5" and \
                 text[m.start() + 2:m.start() + 3] not in ("：", ":", "（", "("):
             continue
         # Not an occupation (职业 退休（原煤矿工人）).
         if text[s:e] not in lexicon.ORG_GENERIC_ZH and e - s >= 2 and not _department(text[s:e]) and \
-                not text[s:e].endswith(("工人", "员", "师", "农民", "司机")):
+                not text[s:e].endswith(("工人", "员", "师", "农民", "司机")) and not _clause(text, s, e, group == "w"):
             out.append(Span(s, e, ORGANIZATION, 0.8, "zh-organisation-cue"))
     out += _insurers(text) + _employer_in_brackets(text)
     from climedbench.deid.zh_places import place_before  # a place glued before the name (zh_places.py)
 
     out += _generic_head_orgs(text)
-    return [Span(_places_glued_before(text, place_before(text, s.start)), s.end, s.entity, s.score, s.detector)
-            for s in out]
+    spans = []
+    for span in out:
+        start = _past_clause(text, span.start, span.end)
+        spans.append(Span(_places_glued_before(text, place_before(text, start)), span.end, span.entity, span.score,
+                          span.detector))
+    return spans
+
+
+# Labels glued before a name, no part of it (工作单位…, 开户行…, 接种单位…).
+_GLUED_LABELS = ("单位", "地址", "开户行", "患者", "交警", "保险公司")
+
+
+def _past_clause(text: str, start: int, end: int) -> int:
+    """Where a name starts once the words before the first place in it are dropped when they are a clause or a label
+    (患者为|新疆…大学, 已提交|…保障局, 本例上报|…委员会, 工作单位|…公司); a brand before its branch's place stays
+    (中国农业银行|乌鲁木齐…支行)."""
+    from climedbench.deid import jieba_hmm
+
+    place = _place_regex().search(text, start, end)
+    if place is None or place.start() == start:
+        return start
+    prefix = text[start:place.start()]
+    if prefix.endswith(_GLUED_LABELS):
+        return place.start()
+    if _zh_org_regex().search(prefix) or any(w in prefix for w in _BODY_WORDS):  # a brand (…财产保险|无锡分公司)
+        return start
+    return place.start() if any(t.flag in _CLAUSE_FLAGS - {"a", "m"} for t in jieba_hmm.lcut(prefix)) else start
 
 
 def _places_glued_before(text: str, start: int) -> int:
@@ -96,12 +122,17 @@ def _places_glued_before(text: str, start: int) -> int:
 
 @cache
 def _place_regex(at_end: bool = False) -> re.Pattern[str]:
-    """A province, city, county or district of JioNLP's gazetteer, full or short name (zh_places)."""
+    """A province, city, county or district of JioNLP's gazetteer, full or short name (zh_places); a short name that
+    is also an everyday word (jieba frequency of 300 or more and not tagged a place: 合作, 前进) is left out."""
     from climedbench.deid.zh_places import short_place_names
 
     provinces, lower = lexicon.china_places()
-    names = "|".join(sorted((re.escape(n) for n in provinces | lower | short_place_names() if len(n) >= 2), key=len,
-                            reverse=True))
+    # A short name that is also an everyday word (合作, 前进: frequent, and not tagged a place) is no place here.
+    from climedbench.deid import jieba_hmm
+
+    short = {n for n in short_place_names() if _jieba_freq(n) < 300 or
+             [t.flag for t in jieba_hmm.lcut(n)] == ["ns"]}
+    names = "|".join(sorted((re.escape(n) for n in provinces | lower | short if len(n) >= 2), key=len, reverse=True))
     return re.compile(f"(?:{names})" + ("$" if at_end else ""))
 
 
@@ -238,6 +269,49 @@ _ZH_ORG_CUE = re.compile(r"(?:工作单位|单位名称|就职于|任职于|供�
                          r"(?=[\s，。；;,、\n）)]|援助|项目|$)"
                          r"|在(?P<w>[\u4e00-\u9fa5A-Za-z（）()]{2,20}?)(?:工作|任职|上班|就职|打工|实习)"
                          r"|(?<![\u4e00-\u9fa5])(?P<x>[\u4e00-\u9fa5A-Za-z（）()]{2,20}?)(?:快递员|职工|员工|工人|骑手|外卖员|司机|店员)")
+
+
+# jieba's tags of words that make a cue's value a clause, not a name (不能, 已, 及, 的, 每日, 正常): adverbs, prepositions,
+# conjunctions, particles, pronouns, times, positions, numbers and measures, adjectives; and verbs.
+_CLAUSE_FLAGS = frozenset(("d", "p", "c", "u", "uj", "ul", "r", "t", "y", "f", "q", "m", "a", "ad", "z", "zg", "v"))
+# Words that say a value names a body whatever else is in it.
+_BODY_WORDS = ("集团", "银行", "保险", "人寿", "合作社", "厂", "店", "公司", "中学", "小学", "大学", "学院")
+
+
+def _clause(text: str, start: int, end: int, workplace: bool = False) -> bool:
+    """A cue's value that reads as a clause (平台|规定不能…, 学校|心理老师跟进, 工作|正常, 胫骨平台|骨折切开复位…): a word of
+    `_CLAUSE_FLAGS` in it and nothing that names a body — no organisation's suffix or kind, no place of the gazetteer,
+    no proper noun, no word of `_BODY_WORDS`; a short value right after a colon stays a name (平台：…在线), and
+    between 在 and 工作 only function words make one (`workplace`)."""
+    from climedbench.deid import jieba_hmm
+
+    value = text[start:end]
+    if text[max(0, start - 2):start].strip(" \t").endswith((":", "：")) and len(value) <= 6:
+        return False
+    tokens = jieba_hmm.lcut(value)
+    # Between 在 and 工作 / 任职 a workplace stands: only function words make it a clause (在新…天地任职).
+    flags = ("d", "p", "c", "u", "uj", "ul", "r", "y") if workplace else _CLAUSE_FLAGS
+    if not any(t.flag in flags for t in tokens):
+        return False
+    return not (_zh_org_regex().search(value) or _GENERIC_HEAD.search(value) or _place_regex().search(value) or
+                any(t.flag.startswith(("nr", "ns", "nt", "nz")) for t in tokens) or any(w in value for w in _BODY_WORDS))
+
+
+# A state, a job or a class written after an employer or a school, not its name (（退休）, （教师）, 高二, 2021级, 大班),
+# and a bracket left open at the value's end.
+_ZH_AFTER_EMPLOYER = re.compile(r"(?:[（(](?:已|原)?(?:退休|离休|在职|兼职|[\u4e00-\u9fa5]{0,4}[员师工])[）)]|[（(][^（）()]{0,8}"
+                                r"|[高初][一二三]|[一二三四五六]年级|\d{4}级|[大中小]班|大[一二三四五])$")
+
+
+def _clause_name(name: str) -> bool:
+    """A name before a generic suffix made of clause words only (可通过|医院, 也可关注|医院, 你们|医院, 不想跑|医院): adverbs,
+    verbs, prepositions, pronouns, times; a single verb may name a hospital (解放), and adjectives do (中日|友好)."""
+    from climedbench.deid import jieba_hmm
+
+    tokens = jieba_hmm.lcut(name)
+    if not tokens or not all(t.flag in ("d", "p", "c", "u", "uj", "r", "t", "y", "v") for t in tokens):
+        return False
+    return len(tokens) >= 2 or tokens[0].flag in ("d", "p", "c", "u", "uj", "r", "t", "f", "y")
 
 
 def _department(value: str) -> bool:
