@@ -63,6 +63,8 @@ CASES = [
      ["宁海司鉴[2025]法鉴字第0419号", "l39l2345678"], ["基本情况"]),
     # A full name jieba tags a person's before a verb of two characters (someone doing something).
     ("据委托书载：当日18时许，邓国强驾驶小型轿车行驶至路口。", ["邓国强"], ["小型轿车", "行驶"]),
+    # A full name right after a department before what that person does; a department's own words stay.
+    ("检验科冼佳琪电话报告，责任护士已接听。外科手术史阴性。眼科检查未见异常。", ["冼佳琪"], ["手术史", "检查未见"]),
     # Precision: a cue's value that reads as a clause is no organisation (平台|规定…, 工作|正常, 学校|心理老师跟进).
     ("医生：平台规定不能私下加好友，可在平台内复诊。\n结论：起搏器工作正常。学校心理老师跟进。\n平台：康语在线",
      ["康语在线"], ["规定不能私下加好友", "正常", "心理老师跟进"]),

@@ -292,4 +292,16 @@ def zh_name_forms(text: str) -> list[Span]:
         titled = re.fullmatch(_TITLES, m.group("after")) is not None
         if titled or (_plausible(m.group("v")) and _words().get(m.group("v"), 0) == 0):
             out.append(Span(*m.span("v"), NAME, 0.75, "zh-name-department"))
+    out += _after_department(text)
+    return out
+
+
+def _after_department(text: str) -> list[Span]:
+    """A full name right after a department before what that person does (检验科…|电话报告, 血库…|发放): a known surname and
+    two given characters, no word as a whole, that jieba's tagger reads as a person's, before a dictionary word."""
+    out = []
+    for m in re.finditer(rf"(?<=[科室])[{_CJK}]{{3}}", text):
+        s, e = m.span()
+        if _full_name_before_word(text, s, e) and _person_tagged(text[s:e]) and _plausible(text[s:e]):
+            out.append(Span(s, e, NAME, 0.75, "zh-name-department"))
     return out
