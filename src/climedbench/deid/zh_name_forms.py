@@ -297,8 +297,8 @@ def zh_name_forms(text: str) -> list[Span]:
 
 
 def _after_department(text: str) -> list[Span]:
-    """A full name right after a department before what that person does (检验科…|电话报告, 血库…|发放): a known surname and
-    two given characters, no word as a whole, that jieba's tagger reads as a person's, before a dictionary word."""
+    """A full name right after a department before what that person does (检验科…|电话报告): a known surname and two
+    given characters, no word as a whole, that jieba's tagger reads as a person's, before a dictionary word."""
     out = []
     for m in re.finditer(rf"(?<=[科室])[{_CJK}]{{3}}", text):
         s, e = m.span()
