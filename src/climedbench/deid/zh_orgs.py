@@ -1,8 +1,9 @@
 """Chinese organisations: hospitals, clinics, schools, employers, companies and public bodies by their suffix
 (lexicon.ORG_SUFFIXES_ZH), with a place glued before the name (zh_places.place_before), a branch in brackets or a site
 or a station after it (…（南岸院区）, …医院本部, …急救中心…分站); university hospitals by their short name (浙大二院); an
-employer, a school or an insurer after a cue (工作单位：, 就读于, 在…工作, …员工). Generic words (我院, 当地医院) and
-departments stay."""
+employer, a school or an insurer after a cue (工作单位：, 就读于, 在…工作, …员工); a generic head (…中心, …站, …馆, …门诊)
+where the note's structure says it is a body (a gazetteer place at its start, a heading, a field labelled as one).
+Generic words (我院, 当地医院), departments, and cue values or names that jieba reads as a clause stay."""
 
 from __future__ import annotations
 
