@@ -14,6 +14,7 @@ import re
 
 from climedbench.deid import lexicon
 from climedbench.deid.patterns import (
+    DEVICE_ID,
     ID_NUMBER,
     INSURANCE_ID,
     LICENSE_PLATE,
@@ -49,6 +50,17 @@ def _bare_plate(value: str) -> bool:
 
 
 INTL_PATTERNS: tuple[PatternSpec, ...] = (
+    # An ISBT 128 donation identification number by its shape, with or without a label (a transfusion table's rows):
+    # its flag '=', a facility letter and four digits, the year's two digits, six digits of sequence, a check character
+    # (=X1234 25 012345 7, =X123425012345).
+    PatternSpec(DEVICE_ID, "isbt-din",
+                r"(?<![A-Za-z0-9=])(?P<v>=?[A-Z]\d{4} \d{2} \d{6}(?: [0-9A-Z])?|=[A-Z]\d{12}[0-9A-Z]?)(?![A-Za-z0-9])",
+                0.85, flags=0),
+    # A Chinese document number by its shape, with or without a label: the issuer's abbreviation, the year in brackets,
+    # the kind and the number (…司鉴[2024]临鉴字第0123号, …职诊字〔2024〕第0456号).
+    PatternSpec(RECORD_NUMBER, "zh-document-number",
+                r"(?<![\u4e00-\u9fa5])(?P<v>[\u4e00-\u9fa5]{1,8}[\[〔【(（]\d{4}[\]〕】)）][\u4e00-\u9fa5]{0,4}第?\d{1,6}号)",
+                0.85, flags=0),
     # Hospital and registration numbers (Hosp No: RW0938211, UR No: PAC1099372, URN KGH448102, HN: HN24018873(5), UHID,
     # IPD No, a council's Reg. and IMC numbers).
     PatternSpec(RECORD_NUMBER, "intl-record-cue",
@@ -112,20 +124,21 @@ INTL_PATTERNS: tuple[PatternSpec, ...] = (
 )
 
 
-# Letters OCR reads for digits (O and o for 0, Cyrillic З for 3), read so inside a run of digits only.
-_OCR_MAP = str.maketrans("OoЗз", "0033")
-_OCR_RUN = re.compile(r"(?<![A-Za-z])[\dOoЗз][\dOoЗз \t().-]{4,18}[\dOoЗз](?![A-Za-z])")
+# Letters OCR reads for digits (O and o for 0, Cyrillic З for 3, l for 1), read so inside a run of digits only.
+_OCR_MAP = str.maketrans("OoЗзl", "00331")
+_OCR_RUN = re.compile(r"(?<![A-Za-z])[\dOoЗзl][\dOoЗзl \t().-]{4,18}[\dOoЗзl](?![A-Za-z])")
 
 
 def ocr_digits(text: str) -> str:
-    """`text` with O, o and З read as digits inside runs of six or more digit-like characters holding four real
-    digits or more (1З977 6O8 124 → 13977 608 124, 8O8-555-O112); one character for one, so offsets hold."""
-    if not re.search(r"\d[OoЗз]|[OoЗз]\d", text):
+    """`text` with O, o, З and l read as digits inside runs of six or more digit-like characters holding four real
+    digits or more (1З977 6O8 124 → 13977 608 124, 8O8-555-O112, l39l234 5678); one character for one, so offsets
+    hold."""
+    if not re.search(r"\d[OoЗзl]|[OoЗзl]\d", text):
         return text
     chars = list(text)
     for m in _OCR_RUN.finditer(text):
         run = m.group()
-        if sum(c.isdigit() for c in run) >= 4 and any(c in "OoЗз" for c in run):
+        if sum(c.isdigit() for c in run) >= 4 and any(c in "OoЗзl" for c in run):
             for i in range(m.start(), m.end()):
                 chars[i] = chars[i].translate(_OCR_MAP)
     return "".join(chars)

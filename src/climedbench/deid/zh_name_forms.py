@@ -20,12 +20,16 @@ _BOUNDARY = (r"(?=[ \t\n，,。；;、/／（()）：:]|$"
 # A field starts at a line's start or after a separator
 # (参加人员：医生 孔令辉、护士长 薛冬梅；家属 褚国梁).
 _FIELD_START = r"(?:^|(?<=[ \t，,。；;：:、（(）)】\]|｜]))"
-# Roles a label ends with (入院登记员, 配血者, 被保险人, 测评师, 主检医生, 责任护士, 护士长).
-_ROLE_END = "(?:者|人|员|师|医生|医师|护士|护师|主任|大夫|专家|护士长|家长|家属|监护人|签字|签名)"
+# Roles a label ends with (入院登记员, 配血者, 被保险人, 测评师, 主检医生, 责任护士, 护士长), and what a signer does
+# (审签, 审阅, 复核).
+_ROLE_END = ("(?:者|人|员|师|医生|医师|护士|护师|主任|大夫|专家|护士长|家长|家属|监护人|签字|签名|"
+             "审签|审阅|签发|审批|批阅)")
 # Values after a label that are not a person (本人, 不详, 自行来院, 同上).
 _NOT_PERSON_START = ("本人", "不详", "暂无", "未", "无", "同上", "见", "详见", "自行", "患者",
                      "家属", "医生", "护士", "签字", "签名", "日期", "时间", "电话", "联系", "已",
                      "均", "由", "经", "为", "在")
+# Roles of people that stand right before a name without being a title after one (…员 of 工作人员 / 督导员, 保安).
+_ROLES_GLUED = "人员|[\u4e00-\u9fa5]员|保安|负责人|值班|副驾|路人|人事|司机|店主|房东|老板|班长|队长|组长|教练"
 _TITLES = "医生|医师|副主任|主任|大夫|副教授|教授|护士长|老师|会诊|主治医师|主治"
 _STAFF_TITLES = "主任医师|副主任医师|主治医师|医师|医生|护士长|护士|副主任|主任|副教授|教授|大夫"
 _NOT_PERSON_END = (*"科室院所部组局处队区市省县镇村路号床病症炎术药片液剂素酸类型期级",
@@ -46,9 +50,13 @@ def _regexes() -> dict[str, re.Pattern[str]]:
     value = rf"(?P<v>[{_CJK}]{{2,6}}(?:[{_DOT}][{_CJK}]{{1,6}}){{0,2}})"
     return {
         # A label (a role or a cue word, after up to six characters: 患者姓名; a word that is a cue only before a colon,
-        # alone: 器械：, not 植入器械：) then a colon, a space or a bracket, then the name alone in its field.
+        # alone: 器械：, not 植入器械：) then a colon, a space or a bracket, then the name alone in its field (after the
+        # kinship written before it: 监护人：母 …).
         "role": re.compile(rf"{_FIELD_START}(?P<cue>[{_CJK}]{{0,6}}?(?:{_ROLE_END}|{cues})|{colon_cues})[ \t]*{latin}"
-                           rf"(?P<sep>[:：][ \t]*|[ \t]+|[（(]){value}{_BOUNDARY}", re.M),
+                           rf"(?P<sep>[:：][ \t]*|[ \t]+|[（(])(?:[父母夫妻子女兄姐弟妹][ \t]+)?{value}{_BOUNDARY}",
+                          re.M),
+        # A name glued after a person's role that is no title (保安…发现, 负责人…已来院, 工作人员…今日, 副驾…（电话）).
+        "role_glued": re.compile(rf"(?:{_ROLES_GLUED})(?P<v>[{_CJK}]{{2,6}}(?:[{_DOT}][{_CJK}]{{1,6}})?)"),
         # A name with a middle dot, up to five characters each side.
         "dot": re.compile(rf"(?P<v>[{_CJK}]{{1,8}}[{_DOT}][{_CJK}]{{1,6}}(?:[{_DOT}][{_CJK}]{{1,6}})?)"),
         # A cell of a table or a list written with spaces (after normalisation the ideographic space is one too).
@@ -150,17 +158,46 @@ _KIN_AFTER = (r"[ \t\n，,。；;、/／（()）：:\"“”]|$|陪同|陪护|�
 _NOT_KIN_NAME_START = set("代携照负送带接请让叫通联电护签陪健体均已未不无在患有系也都均尚仍现曾将因于")
 
 
-def _kin_names(text: str, rx: re.Pattern[str]) -> list[Span]:
+def _kin_names(text: str, rx: re.Pattern[str], detector: str = "zh-name-kin") -> list[Span]:
     """After each kin word, the longest run of two to six characters that ends where a relative's name may end
-    (`_KIN_AFTER`) and reads as a name (`_kin_name`): 巴图孟和|发现, not 巴图孟|和; 欧美玲|及女儿, not 欧美玲及女儿."""
+    (`_KIN_AFTER`, or any word after a surname and two given characters: 丈夫…|病情) and reads as a name (`_kin_name`):
+    巴图孟和|发现, not 巴图孟|和; 欧美玲|及女儿, not 欧美玲及女儿."""
     out = []
     after = re.compile(_KIN_AFTER)
     for m in rx.finditer(text):
         s, e = m.span("v")
-        end = next((k for k in range(e, s + 1, -1) if after.match(text, k) and _kin_name(text, s, k)), None)
+        # A role word and what follows may be one word (护士长, 值班表); a kin word is one whatever jieba cuts.
+        if detector != "zh-name-kin" and not _boundary_at(text, m.start(), s):
+            continue
+        end = next((k for k in range(e, s + 1, -1)
+                    if (after.match(text, k) or _full_name_before_word(text, s, k)) and _kin_name(text, s, k) and
+                    not text[s + 1:k].endswith(lexicon.ZH_NAME_AFTER)), None)  # …|护士: a surname and a title
         if end is not None:
-            out.append(Span(s, end, NAME, 0.75, "zh-name-kin"))
+            out.append(Span(s, end, NAME, 0.75, detector))
     return out
+
+
+def _boundary_at(text: str, left: int, at: int) -> bool:
+    """jieba cuts text[left:at + 3] at `at`."""
+    pos = left
+    for tok in jieba_hmm.lcut(text[left:at + 3]):
+        if pos >= at:
+            return pos == at
+        pos += len(tok.word)
+    return True
+
+
+def _full_name_before_word(text: str, start: int, end: int) -> bool:
+    """A known surname and two given characters, no word as a whole, before a dictionary word of two characters or more
+    (侯…|病情, 叶…|已来院 is _KIN_AFTER's)."""
+    value = text[start:end]
+    # Not a verb of going before a place (来…|打工), nor a last character that follows names (…在|外地, …和|工友).
+    if end - start != 3 or not _surname_first(value) or _words().get(value, 0) > 0 or \
+            value[0] in "来去回到往赴" or value[2] in lexicon.ZH_AFTER_NAME_CHARS or value[2] in "有陪和在没无是" or \
+            not _boundary_at(text, start, end):
+        return False
+    nxt = jieba_hmm.lcut(text[end:end + 4])
+    return bool(nxt) and len(nxt[0].word) >= 2 and _words().get(nxt[0].word, 0) > 0 and not nxt[0].flag.startswith("nr")
 
 
 def _titled_name(text: str, start: int, end: int) -> bool:
@@ -245,6 +282,7 @@ def zh_name_forms(text: str) -> list[Span]:
         if _plausible(text[s:e]) and _words().get(text[s:e], 0) == 0 and _person_tagged(text[s:e]):
             out.append(Span(s, e, NAME, 0.75, "zh-name-cell"))
     out += _kin_names(text, rx["kin"])
+    out += _kin_names(text, rx["role_glued"], "zh-name-role-glued")
     out += [Span(*m.span("v"), NAME, 0.75, "zh-name-titled") for m in rx["titled"].finditer(text)
             if _titled_name(text, *m.span("v"))]
     for m in rx["dash"].finditer(text):
@@ -254,4 +292,16 @@ def zh_name_forms(text: str) -> list[Span]:
         titled = re.fullmatch(_TITLES, m.group("after")) is not None
         if titled or (_plausible(m.group("v")) and _words().get(m.group("v"), 0) == 0):
             out.append(Span(*m.span("v"), NAME, 0.75, "zh-name-department"))
+    out += _after_department(text)
+    return out
+
+
+def _after_department(text: str) -> list[Span]:
+    """A full name right after a department before what that person does (检验科…|电话报告): a known surname and two
+    given characters, no word as a whole, that jieba's tagger reads as a person's, before a dictionary word."""
+    out = []
+    for m in re.finditer(rf"(?<=[科室])[{_CJK}]{{3}}", text):
+        s, e = m.span()
+        if _full_name_before_word(text, s, e) and _person_tagged(text[s:e]) and _plausible(text[s:e]):
+            out.append(Span(s, e, NAME, 0.75, "zh-name-department"))
     return out

@@ -244,7 +244,8 @@ def zh_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
         if len(name) == sl or not _looks_like_word(name):
             # Inside a longer run of Chinese text: only when the run before it is a cue word.
             inside = start > 0 and "\u4e00" <= text[start - 1] <= "\u9fa5" and text[start - 1] not in _NAME_JOINERS
-            if inside and not any(text[:start].endswith(w) for w in lexicon.ZH_NAME_BEFORE):
+            if inside and not any(text[:start].endswith(w) for w in lexicon.ZH_NAME_BEFORE) and \
+                    not _word_then_name(text, start, end, sl):
                 continue
             found.append(Span(start, end, NAME, 0.8, "zh-name-title"))
     for name in deny:
@@ -252,6 +253,29 @@ def zh_names(text: str, deny: frozenset[str] = frozenset()) -> list[Span]:
             found.append(Span(m.start(), m.end(), NAME, 1.0, "deny-list"))
     # Names from jieba's tag alone are not spread to other mentions: a tag is weaker evidence than a cue.
     return _propagate(text, found, "zh-name-repeat") + tagged
+
+
+def _verb_after(text: str, start: int, word: str) -> bool:
+    """A surname and two given characters, tagged a person's as a whole, before a verb of two characters or more
+    (…|驾驶, …|骑行): someone doing something."""
+    if len(word) != 3:
+        return False
+    nxt = jieba_hmm.lcut(text[start + 3:start + 7])
+    return bool(nxt) and len(nxt[0].word) >= 2 and nxt[0].flag == "v"
+
+
+def _word_then_name(text: str, start: int, end: int, sl: int) -> bool:
+    """A surname and two given characters before a title glued to a word before them (今日|…主任, 随|…主任医师, 急诊|…
+    医师): jieba cuts a word off before the surname and tags the surname (or the whole name) a person's."""
+    if end - start != sl + 2:
+        return False
+    left = max(0, start - 4)
+    pos = left
+    for tok in jieba_hmm.lcut(text[left:end]):
+        if pos == start:
+            return tok.flag.startswith("nr") and tok.word in (text[start:start + sl], text[start:end])
+        pos += len(tok.word)
+    return False
 
 
 def _goes_to_place(text: str, start: int) -> bool:
@@ -292,7 +316,7 @@ def zh_names_jieba(text: str) -> list[Span]:
             continue
         # Only where a person fits: before a role, a verb of speech or consent, a bracket, punctuation or a line end
         # (jieba also tags transliterated drug and eponym parts as names: 阿奇|霉素, 霍奇金|淋巴瘤).
-        if not _PERSON_CONTEXT.match(text, start + len(word)):
+        if not _PERSON_CONTEXT.match(text, start + len(word)) and not _verb_after(text, start, word):
             continue
         # Inside a run of Chinese text, only after a cue, a joiner or a department (肾内科周静): otherwise the tag
         # took the end of a term (依折|麦布, 坦|索罗辛, 切除|左叶).

@@ -203,6 +203,12 @@ def _short_regex() -> re.Pattern[str]:
     return re.compile(f"{_PLACE_BEFORE}(?P<v>{names})|(?P<c>{county})|(?P<p>(?:{provinces})(?:{city}))")
 
 
+def short_place_names() -> frozenset[str]:
+    """The short names of cities (东莞, 兰州) and of counties with 县 (琼中县)."""
+    short, counties = _short_names()
+    return short | counties
+
+
 def place_names() -> frozenset[str]:
     """The short names of cities, counties and districts, municipalities, and large cities abroad."""
     return _place_set()
