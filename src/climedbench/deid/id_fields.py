@@ -304,4 +304,68 @@ def shaped_ids(text: str) -> list[Span]:
 def field_identifiers(text: str) -> list[Span]:
     """Every detector of this module."""
     return labelled_fields(text) + checked_numbers(text) + called_phones(text) + messenger_handles(text) + \
-        shaped_ids(text)
+        shaped_ids(text) + column_ids(text) + operator_logins(text)
+
+
+# ---------------------------------------------------------------- table columns and operators' logins
+
+_CELL_SPLIT = re.compile(r"[ \t]*\|[ \t]*|\t+|[ \u3000]{2,}")
+_ID_HEADER = re.compile(r"(?<![A-Za-z])(?i:id|no\.?|nr|number|num|#|mrn|urn|user|login|username|handle|account|acct|"
+                        r"member|policy|claim|passport|serial|ref)(?![A-Za-z])|(?:号|號|编号|編號|码|碼|账号|帳號|ID)$")
+_LOGIN = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{2,24}")
+
+
+def _cells(line: str) -> list[str]:
+    return [c for c in _CELL_SPLIT.split(line.strip().strip("|")) if c != ""]
+
+
+def _column_value(header: str, cell: str) -> bool:
+    if _DATE_OR_TIME.fullmatch(cell) or _UNIT.search(cell) or _READING.search(cell):
+        return False
+    if _kind(header) == ACCOUNT_ID:
+        return _LOGIN.fullmatch(cell) is not None or identifier_shape(cell.replace(" ", ""))
+    return re.search(r"\d", cell) is not None and identifier_shape(cell.replace(" ", ""))
+
+
+def column_ids(text: str) -> list[Span]:
+    """The cells below a table's header cell that names an identifier (住院号, USER ID, 血袋号, Acct #): rows split on
+    two spaces or more, tabs or pipes, with as many cells as the header; a blank line ends the table."""
+    out: list[Span] = []
+    lines = text.split("\n")
+    offsets = [0]
+    for line in lines[:-1]:
+        offsets.append(offsets[-1] + len(line) + 1)
+    header: list[str] = []
+    for line, at in zip(lines, offsets, strict=True):
+        cells = _cells(line)
+        if len(cells) < 3:
+            header = []
+            continue
+        if header and len(cells) == len(header):
+            pos = 0
+            for head, cell in zip(header, cells, strict=True):
+                pos = line.index(cell, pos)
+                if _ID_HEADER.search(head) and not _NOT_ID_LABEL.search(head) and _column_value(head, cell):
+                    out.append(Span(at + pos, at + pos + len(cell), _kind(head), 0.8, "id-column"))
+                pos += len(cell)
+        elif any(_ID_HEADER.search(c) and not _NOT_ID_LABEL.search(c) for c in cells) and \
+                not any(re.search(r"\d", c) for c in cells):
+            header = cells
+        else:
+            header = []
+    return out
+
+
+# A login after an operator's or a user's label (操作员 abc_xy, 打印者：abcd, Printed by: jdoe2).
+_OPERATOR = re.compile(r"(?:操作员|操作員|操作者|打印者|打印人|录入者|录入人|錄入者|审核人|審核人|登录名|登錄名|工号|"
+                       r"(?i:operator|printed\s+by|entered\s+by|user))[ \t]*[:：]?[ \t]*(?P<v>[a-z][a-z0-9_.]{2,19})"
+                       r"(?![A-Za-z0-9_.@])")
+
+
+def operator_logins(text: str) -> list[Span]:
+    """Lower-case logins after an operator's label (not a word of the language: a login has no vowel pattern we can
+    trust, so common words are left to the English word list)."""
+    from climedbench.deid import en_words
+
+    return [Span(*m.span("v"), ACCOUNT_ID, 0.75, "operator-login") for m in _OPERATOR.finditer(text)
+            if not en_words.common_word(m.group("v")) and m.group("v") not in ("the", "and", "was", "has")]
