@@ -1,5 +1,5 @@
 """Structured identifiers found by general mechanisms rather than by their literal labels: a field whose label names
-an identifier in any wording (Member ID ....... X, Medicare ID (MBI): X, 病歷號 Processo nº：X, 來往大陸通行證：X), national
+an identifier in any wording (Plan Member ID ...... X, Carrier ID (HMO): X, 登记号 Folha nº：X, 入境許可證：X), national
 and health numbers of other countries by their check digits (US MBI, NHS/CHI mod 11, Aadhaar Verhoeff, Singapore
 NRIC/FIN (S, T, F, G), Irish PPSN, Australian Medicare, NZ NHI), phones of any country after a call word (checked by
 libphonenumber), short pager extensions, messenger handles after the messenger's name, and Chinese official
@@ -15,12 +15,12 @@ from functools import cache
 from climedbench.deid.detectors import Span
 from climedbench.deid.patterns import (
     ACCOUNT_ID,
-    LICENSE_PLATE,
-    PROVINCE_PLATE,
     ID_NUMBER,
     INSURANCE_ID,
+    LICENSE_PLATE,
     PASSPORT,
     PHONE,
+    PROVINCE_PLATE,
     RECORD_NUMBER,
     identifier_shape,
 )
@@ -50,7 +50,7 @@ _VALUE = (r"(?P<v>[A-Za-z0-9=][A-Za-z0-9\-/.()\[\]〔〕【】]*(?:[\u4e00-\u9fa
 _DATE_OR_TIME = re.compile(r"\d{1,4}[-/.]\d{1,2}(?:[-/.]\d{1,4})?(?:[ T]\d{1,2}:\d{2})?|\d{1,2}:\d{2}(?::\d{2})?")
 _UNIT = re.compile(r"\d(?i:mg|mcg|µg|ug|g|kg|ml|l|mmol|umol|iu|u|%|cm|mm|bpm|mmhg)(?:/[A-Za-z]+)?$")
 _READING = re.compile(r"(?<![\d.])\d{1,3}\.\d{1,2}(?![\d.])|(?<![\d/])\d{1,3}(?:-\d{1,3})?/\d{1,3}(?![\d/])")
-_ICD_LIKE = re.compile(r"[A-Z]\d{2}(?:\.[0-9A-Za-z]{1,4})?|\d{4,5}-\d|[A-Z]\d{7,8}")
+_ICD_LIKE = re.compile(r"[A-Z]\d{2}(?:\.[0-9A-Za-z]{1,4})?|\d{4,5}-\d")
 
 
 @cache
@@ -119,11 +119,11 @@ def labelled_fields(text: str) -> list[Span]:
 _MBI_L = "AC-HJKMNP-RT-Y"
 _MBI = re.compile(rf"(?<![A-Za-z0-9-])[1-9][{_MBI_L}][{_MBI_L}0-9]\d-?[{_MBI_L}][{_MBI_L}0-9]\d-?[{_MBI_L}]{{2}}\d{{2}}"
                   r"(?![A-Za-z0-9-])")
-_TEN = re.compile(r"(?<![\w.,/+-])(?:\d{3}[ ]\d{3}[ ]\d{4}|\d{10})(?![\w.,/-])")
-_AADHAAR = re.compile(r"(?<![\w.,/+-])[2-9]\d{3}[ -]?\d{4}[ -]?\d{4}(?![\w.,/-])")
+_TEN = re.compile(r"(?<![\w.,/+-])(?:\d{3}[ ]\d{3}[ ]\d{4}|\d{10})(?![\w/-]|[.,]\d)")
+_AADHAAR = re.compile(r"(?<![\w.,/+-])[2-9]\d{3}[ -]?\d{4}[ -]?\d{4}(?![\w/-]|[.,]\d)")
 _NRIC = re.compile(r"(?<![A-Za-z0-9])[STFG]\d{7}[A-Z](?![A-Za-z0-9])")
 _PPSN = re.compile(r"(?<![A-Za-z0-9])\d{7}[A-W][AHWTX]?(?![A-Za-z0-9])")
-_AU_MEDICARE = re.compile(r"(?<![\w.,/+-])[2-6]\d{3}[ ]?\d{5}[ ]?\d(?:[ -]?\d)?(?![\w.,/-])")
+_AU_MEDICARE = re.compile(r"(?<![\w.,/+-])[2-6]\d{3}[ ]?\d{5}[ ]?\d(?:[ -]?\d)?(?![\w/-]|[.,]\d)")
 _NHI = re.compile(r"(?<![A-Za-z0-9])[A-HJ-NP-Z]{3}\d{4}(?![A-Za-z0-9])")
 
 
@@ -229,8 +229,8 @@ def _valid_phone(value: str) -> bool:
 
 
 def called_phones(text: str) -> list[Span]:
-    """A number after a call word (致電本部 3506 8811, fax 2796 3390) that libphonenumber takes for a phone of one of
-    `_REGIONS`, and a pager's short extension (Pager 7-4410)."""
+    """A number after a call word (致電診所 2573 6612, fax 8123 4567) that libphonenumber takes for a phone of one of
+    `_REGIONS`, and a pager's short extension (beeper 3-5521)."""
     out = []
     for m in _CALL.finditer(text):
         value = m.group("v").rstrip(" \t(.-")
@@ -247,35 +247,40 @@ _HANDLE_AFTER = re.compile(rf"(?<![A-Za-z]){_MESSENGER}(?:[ \t]*(?:用户名|用
                            r"username|name))?[ \t]*[(（:：\"“「'@]*[ \t]*"
                            r"(?P<v>@?[A-Za-z][A-Za-z0-9]*(?:[._][A-Za-z0-9]+)+|@[A-Za-z0-9_.]{3,30}[A-Za-z0-9]|"
                            r"@?[A-Za-z]+\d+[A-Za-z0-9]*)(?![\w@])")
-# A handle glued to a Chinese word (我的是yuxuan_liu0917, 用户mumu_mama_0917): an underscore and a digit.
-_ZH_GLUED_HANDLE = re.compile(r"(?<=[\u4e00-\u9fa5])(?P<v>[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*\d[A-Za-z0-9_]*)(?![\w@])")
+# A handle glued to a Chinese word (号是lin_xiaoyu1993): an underscore and a digit.
+_ZH_GLUED_HANDLE = re.compile(r"(?<=[\u4e00-\u9fa5])(?P<v>[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*\d[A-Za-z0-9_]*)"
+                              r"(?![A-Za-z0-9_@])")
 
 
 def messenger_handles(text: str) -> list[Span]:
     """A handle after a messenger's or a platform's name (Signal jo.b.77, Instagram @x.y, Messenger (a.b.c)), and one
     with an underscore and a digit glued to a Chinese word."""
     out = [Span(*m.span("v"), ACCOUNT_ID, 0.8, "messenger-handle") for m in _HANDLE_AFTER.finditer(text)
-           if not re.fullmatch(r"[a-z]+\.(?:com|org|net|me|io|cn)", m.group("v"))]
+           if not re.fullmatch(r"[a-z]+\.(?:com|org|net|me|io|cn)", m.group("v"))
+           and sum(c.isalpha() for c in m.group("v")) >= 3]  # not a grade or a sequence (Signal T2.5)
     return out + [Span(*m.span("v"), ACCOUNT_ID, 0.8, "glued-handle") for m in _ZH_GLUED_HANDLE.finditer(text)]
 
 
-# A Chinese official document's number (石正衡司鉴[2024]临鉴字第0736号, 东人社工认〔2024〕第11867号): an issuer's short name, the
-# year in brackets, 第 and the number.
-_ZH_DOCNO = re.compile(r"(?P<v>[\u4e00-\u9fa5A-Z]{1,10}[\[〔【(（](?:19|20)\d{2}[\]〕】)）][\u4e00-\u9fa5]{0,5}第\d{2,8}[号號])")
+# A Chinese official document's number (甲鉴[2023]物字第0041号, 乙认〔2022〕第1186号): an issuer's short name, the year
+# in brackets, 第 and the number.
+_ZH_DOCNO = re.compile(r"(?P<v>[\u4e00-\u9fa5A-Z]{1,10}[\[〔【(（](?:19|20)\d{2}[\]〕】)）][\u4e00-\u9fa5]{0,5}"
+                       r"第\d{2,8}[号號])")
 
 
-# A report's or a specimen's number in brackets after the report (Histology (AB24-S1234), 病理報告（XY23-0456）).
+# A report's or a specimen's number in brackets after the report (Cytology (CY23/N40918), 病理報告（XY23-0456）).
 _REPORT_ID = re.compile(r"(?<![A-Za-z])(?i:histolog\w*|patholog\w*|biops\w*|cytolog\w*|report|specimen|smear|slide|"
                         r"study|imaging|scan|film|accession)[^\n()（）]{0,6}[（(][ \t]*"
                         r"(?P<v>(?=[A-Z0-9/-]*\d)(?=[A-Z0-9/-]*[A-Z-])[A-Z0-9][A-Z0-9/-]{4,20})[ \t]*[)）]|"
                         r"(?:病理|报告|報告|切片|标本|標本|检查|檢查|影像|活检|活檢)[^\n()（）]{0,4}[（(][ \t]*"
                         r"(?P<w>(?=[A-Z0-9/-]*\d)(?=[A-Z0-9/-]*[A-Z-])[A-Z0-9][A-Z0-9/-]{4,20})[ \t]*[)）]")
-# A handle in quotes after a word for a user name (用户名"某某_zi", username "x y"): anything between the quotes.
-_QUOTED_HANDLE = re.compile(r"(?:用户名|用戶名|昵称|暱稱|网名|網名|账号|帳號|(?i:username|user\s+name|screen\s+name|handle|"
-                            r"nickname))[ \t]*[:：]?[ \t]*[\"“「『'](?P<v>[^\"”」』'\n]{1,30})[\"”」』']")
-# A Chinese plate with its separator in any place (陕AF 5K378, 粤B·D 12345), and a plate after a vehicle word in groups
-# (vehicle CKRL 417, ambulance IL AMB 2217).
-_ZH_PLATE = re.compile(rf"(?<![\u4e00-\u9fa5])[{PROVINCE_PLATE}][A-HJ-NP-Z](?:[·• ]?[A-HJ-NP-Z0-9]){{5,6}}(?![A-Za-z0-9])")
+# A handle in quotes after a word for a user name (用户名"清风_07", username "blue heron"): anything between the quotes.
+_QUOTED_HANDLE = re.compile(r"(?:用户名|用戶名|昵称|暱稱|网名|網名|账号|帳號|"
+                            r"(?i:username|user\s+name|screen\s+name|handle|nickname))"
+                            r"[ \t]*[:：]?[ \t]*[\"“「『'](?P<v>[^\"”」』'\n]{1,30})[\"”」』']")
+# A Chinese plate with its separator in any place (鲁BX 7Q216, 粤B·D 12345), and a plate after a vehicle word in groups
+# (vehicle MKT 5581, ambulance OH EMS 3310).
+_ZH_PLATE = re.compile(rf"(?<![\u4e00-\u9fa5])[{PROVINCE_PLATE}][A-HJ-NP-Z](?:[·• ]?[A-HJ-NP-Z0-9]){{5,6}}"
+                       r"(?![A-Za-z0-9])")
 _VEHICLE_PLATE = re.compile(r"(?<![A-Za-z])(?i:vehicle|car|truck|van|ambulance|cab|taxi|tag|motorbike|motorcycle|"
                             r"scooter|plates?)[ \t:#(]+(?P<v>(?:[A-Z]{2}[ \t])?[A-Z0-9]{2,4}(?:[ -][A-Z0-9]{2,4}){1,2})"
                             r"(?![\w-])")
@@ -328,7 +333,7 @@ def _column_value(header: str, cell: str) -> bool:
 
 
 def column_ids(text: str) -> list[Span]:
-    """The cells below a table's header cell that names an identifier (住院号, USER ID, 血袋号, Acct #): rows split on
+    """The cells below a table's header cell that names an identifier (病案号, User ID, 登录账号, Acct #): rows split on
     two spaces or more, tabs or pipes, with as many cells as the header; a blank line ends the table."""
     out: list[Span] = []
     lines = text.split("\n")
@@ -356,7 +361,7 @@ def column_ids(text: str) -> list[Span]:
     return out
 
 
-# A login after an operator's or a user's label (操作员 abc_xy, 打印者：abcd, Printed by: jdoe2).
+# A login after an operator's or a user's label (操作员 zhoujm, 打印者：abcd, Printed by: jdoe2).
 _OPERATOR = re.compile(r"(?:操作员|操作員|操作者|打印者|打印人|录入者|录入人|錄入者|审核人|審核人|登录名|登錄名|工号|"
                        r"(?i:operator|printed\s+by|entered\s+by|user))[ \t]*[:：]?[ \t]*(?P<v>[a-z][a-z0-9_.]{2,19})"
                        r"(?![A-Za-z0-9_.@])")
