@@ -70,6 +70,7 @@ KEPT = [
     ("en", "Cells counted: 4010232136 per litre by the analyser.", "4010232136"),
     ("zh", "心理援助服务热线 2382 0000 全天开放。", "2382 0000"),
     ("en", "Call 1800 022 222 for the national poisons line.", "1800 022 222"),
+    ("en", "Please call 1-800-432-7710 for the benefits line.", "1-800-432-7710"),
     # a word after a messenger's name; a size or a count after a vehicle word; a gene change in brackets
     ("en", "Signal T2.5 hyperintensity on MRI.", "T2.5"),
     ("en", "Car 2 arrived with 4 units.", "2"),

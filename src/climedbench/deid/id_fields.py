@@ -212,6 +212,11 @@ _REGIONS = ("HK", "MO", "TW", "SG", "MY", "GB", "AU", "NZ", "CA", "IN", "IE", "U
 _PAGER = re.compile(r"(?<![A-Za-z])(?i:pager|beeper|bleep|page|ext\.?|extension|x)[ \t#:.]*(?P<v>\d-\d{4})(?![\d-])")
 
 
+# A North-American or Australian toll-free number (1-800-…, (888) …, 1800 …), which libphonenumber may also read as a
+# Chinese mobile (180…, 188…).
+_TOLL_FREE = re.compile(r"\+?1?[ .-]?\(?8(?:00|88|77|66|55|44|33)\)?[ .-]")
+
+
 def _valid_phone(value: str) -> bool:
     """A personal number of one of `_REGIONS` (not a toll-free, shared-cost or premium service line)."""
     import phonenumbers
@@ -234,7 +239,7 @@ def called_phones(text: str) -> list[Span]:
     out = []
     for m in _CALL.finditer(text):
         value = m.group("v").rstrip(" \t(.-")
-        if not _DATE_OR_TIME.fullmatch(value) and _valid_phone(value):
+        if not _DATE_OR_TIME.fullmatch(value) and not _TOLL_FREE.match(value) and _valid_phone(value):
             out.append(Span(m.start("v"), m.start("v") + len(value), PHONE, 0.8, "called-phone"))
     out += [Span(*m.span("v"), PHONE, 0.8, "pager-ext") for m in _PAGER.finditer(text)]
     return out
