@@ -123,7 +123,8 @@ _ZH_LONG_ID = re.compile(r"(?<![A-Za-z0-9_\-])(?P<v>[A-Z]{1,5}-?\d{8,20}|(?!400|
 
 def _zh_bracketed_and_long_ids(text: str) -> list[Span]:
     out = [Span(*m.span("v"), RECORD_NUMBER, 0.8, "zh-specimen-id") for m in _ZH_BRACKETED_ID.finditer(text)]
-    out += [Span(*m.span("v"), RECORD_NUMBER, 0.6, "zh-long-id") for m in _ZH_LONG_ID.finditer(text)]
+    out += [Span(*m.span("v"), RECORD_NUMBER, 0.6, "zh-long-id") for m in _ZH_LONG_ID.finditer(text)
+            if not text[max(0, m.start() - 3):m.start()].endswith(("准字", "准字 "))]  # a drug's approval number
     out += [Span(*m.span(), DATE, 0.8, "zh-ocr-date") for m in _OCR_DATE.finditer(text) if "O" in m.group()]
     return out + [Span(*m.span(), DATE, 0.75, "zh-iso-ym") for m in _ISO_YM.finditer(text)]
 

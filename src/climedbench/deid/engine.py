@@ -15,7 +15,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from climedbench.deid import context, detectors, en_context, en_places, en_structure, zh_names, zh_orgs
+from climedbench.deid import context, detectors, en_context, en_places, en_structure, id_fields, zh_names, zh_orgs
 from climedbench.deid.detectors import Span
 from climedbench.deid.intl_ids import INTL_PATTERNS, ocr_digits
 from climedbench.deid.patterns import PATTERNS, PatternSpec
@@ -336,7 +336,7 @@ def _names(text: str, artifacts: Any, cfg: DeidConfig) -> list[Span]:
 
 
 def _context(text: str, lang: str) -> list[Span]:
-    spans = context.cued_identifiers(text) + context.dates_without_year(text)
+    spans = context.cued_identifiers(text) + context.dates_without_year(text) + id_fields.field_identifiers(text)
     return spans + en_context.insurance_ids(text) + en_context.dates_without_year(text) if lang == "en" else spans
 
 
