@@ -266,12 +266,6 @@ def messenger_handles(text: str) -> list[Span]:
     return out + [Span(*m.span("v"), ACCOUNT_ID, 0.8, "glued-handle") for m in _ZH_GLUED_HANDLE.finditer(text)]
 
 
-# A Chinese official document's number (甲鉴[2023]物字第0041号, 乙认〔2022〕第1186号): an issuer's short name, the year
-# in brackets, 第 and the number.
-_ZH_DOCNO = re.compile(r"(?P<v>[\u4e00-\u9fa5A-Z]{1,10}[\[〔【(（](?:19|20)\d{2}[\]〕】)）][\u4e00-\u9fa5]{0,5}"
-                       r"第\d{2,8}[号號])")
-
-
 # A report's or a specimen's number in brackets after the report (Cytology (CY23/N40918), 病理報告（XY23-0456）).
 _REPORT_ID = re.compile(r"(?<![A-Za-z])(?i:histolog\w*|patholog\w*|biops\w*|cytolog\w*|report|specimen|smear|slide|"
                         r"study|imaging|scan|film|accession)[^\n()（）]{0,6}[（(][ \t]*"
@@ -300,7 +294,7 @@ def _plate_like(value: str) -> bool:
 
 
 def shaped_ids(text: str) -> list[Span]:
-    """Report numbers in brackets, quoted handles, plates in groups and official document numbers."""
+    """Report numbers in brackets, quoted handles and plates in groups."""
     out = [Span(*(m.span("v") if m.group("v") else m.span("w")), RECORD_NUMBER, 0.8, "report-id")
            for m in _REPORT_ID.finditer(text)]
     out += [Span(*m.span("v"), ACCOUNT_ID, 0.8, "quoted-handle") for m in _QUOTED_HANDLE.finditer(text)]
@@ -308,7 +302,7 @@ def shaped_ids(text: str) -> list[Span]:
             if re.search(r"\d", m.group())]
     out += [Span(*m.span("v"), LICENSE_PLATE, 0.8, "vehicle-plate") for m in _VEHICLE_PLATE.finditer(text)
             if _plate_like(m.group("v"))]
-    return out + [Span(*m.span("v"), RECORD_NUMBER, 0.8, "zh-docno") for m in _ZH_DOCNO.finditer(text)]
+    return out  # official document numbers: intl_ids' zh-document-number
 
 
 def field_identifiers(text: str) -> list[Span]:

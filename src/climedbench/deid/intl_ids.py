@@ -57,10 +57,10 @@ INTL_PATTERNS: tuple[PatternSpec, ...] = (
                 r"(?<![A-Za-z0-9=])(?P<v>=?[A-Z]\d{4} \d{2} \d{6}(?: [0-9A-Z])?|=[A-Z]\d{12}[0-9A-Z]?)(?![A-Za-z0-9])",
                 0.85, flags=0),
     # A Chinese document number by its shape, with or without a label: the issuer's abbreviation, the year in brackets,
-    # the kind and the number (…司鉴[2024]临鉴字第0123号, …职诊字〔2024〕第0456号).
+    # the kind and the number (…司鉴[2024]临鉴字第0123号, …职诊字〔2024〕第0456号, 乙认〔2022〕第1186號).
     PatternSpec(RECORD_NUMBER, "zh-document-number",
-                r"(?<![\u4e00-\u9fa5])(?P<v>[\u4e00-\u9fa5]{1,8}[\[〔【(（]\d{4}[\]〕】)）][\u4e00-\u9fa5]{0,4}第?\d{1,6}号)",
-                0.85, flags=0),
+                r"(?<![\u4e00-\u9fa5])(?P<v>[\u4e00-\u9fa5A-Z]{1,10}[\[〔【(（](?:19|20)\d{2}[\]〕】)）][\u4e00-\u9fa5]{0,5}"
+                r"第?\d{1,8}[号號])", 0.85, flags=0),
     # Hospital and registration numbers (Hosp No: RW0938211, UR No: PAC1099372, URN KGH448102, HN: HN24018873(5), UHID,
     # IPD No, a council's Reg. and IMC numbers).
     PatternSpec(RECORD_NUMBER, "intl-record-cue",
