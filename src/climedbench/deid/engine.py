@@ -15,7 +15,19 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from climedbench.deid import context, detectors, en_context, en_places, en_structure, id_fields, zh_names, zh_orgs
+from climedbench.deid import (
+    context,
+    detectors,
+    en_addresses,
+    en_context,
+    en_org_kinds,
+    en_org_mentions,
+    en_places,
+    en_structure,
+    id_fields,
+    zh_names,
+    zh_orgs,
+)
 from climedbench.deid.detectors import Span
 from climedbench.deid.intl_ids import INTL_PATTERNS, ocr_digits
 from climedbench.deid.patterns import PATTERNS, PatternSpec
@@ -252,6 +264,7 @@ class Analyzer:
             spans += [s for s in en_context.places_before_addresses(text, spans) if text[s.start:s.end] not in
                       self.config.allow]
             spans += en_places.place_tails(text, spans)
+            spans += en_org_mentions.org_mentions(text, spans)
             spans += en_structure.nicknames(text, spans)
             spans = en_context.extend(text, spans)
         return merge(spans)
@@ -347,6 +360,7 @@ def _places(text: str, lang: str) -> list[Span]:
         spans += en_places.address_fields(text) + en_places.specialty_orgs(text) + en_places.insurers(text)
         spans += en_structure.mail_blocks(text) + en_structure.kind_orgs(text) + en_structure.heading_orgs(text)
         spans += en_structure.gone_to_places(text) + en_structure.kind_places(text)
+        spans += en_org_kinds.kind_word_orgs(text) + en_addresses.structured_addresses(text)
         spans += en_places.repeated_places(text, spans)
     if _CJK.search(text):
         spans += detectors.zh_addresses(text) + zh_orgs.zh_organisations(text)
