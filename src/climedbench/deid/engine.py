@@ -15,7 +15,17 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from climedbench.deid import context, detectors, en_context, en_places, en_structure, id_fields, zh_names, zh_orgs
+from climedbench.deid import (
+    context,
+    detectors,
+    en_context,
+    en_places,
+    en_structure,
+    id_fields,
+    names_spread,
+    zh_names,
+    zh_orgs,
+)
 from climedbench.deid.detectors import Span
 from climedbench.deid.intl_ids import INTL_PATTERNS, ocr_digits
 from climedbench.deid.patterns import PATTERNS, PatternSpec
@@ -332,7 +342,7 @@ def _names(text: str, artifacts: Any, cfg: DeidConfig) -> list[Span]:
         spans += detectors.spacy_persons(doc, text) + detectors.spacy_organisations(doc, text)
         spans += en_context.en_names_more(text) + en_structure.closing_names(text) + en_structure.owner_phones(text)
         spans += en_structure.typists(text) + en_structure.told_names(text) + en_structure.column_users(text)
-    return spans
+    return spans + names_spread.spread(text, spans)  # every other mention of a person found once
 
 
 def _context(text: str, lang: str) -> list[Span]:

@@ -92,7 +92,7 @@ ZH_NAME_BEFORE_COLON = (
 ZH_NAME_AFTER = (
     "医生", "医师", "大夫", "主任", "副主任", "教授", "院长", "护士长", "护士", "护师", "药师", "技师", "老师", "先生",
     "女士", "同志", "师傅", "阿姨", "大爷", "奶奶", "爷爷", "小姐", "主治", "博士", "同学", "警官", "书记", "经理", "律师",
-    "秘书", "老太", "大妈", "大娘", "大叔", "大姐",
+    "秘书", "老太", "大妈", "大娘", "大叔", "大姐", "住院医师", "住院医生", "规培医师", "进修医师",
 )
 # Characters that end a given name: what follows a name in a note, never its second given character.
 ZH_AFTER_NAME_CHARS = set(
