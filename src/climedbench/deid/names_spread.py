@@ -8,7 +8,7 @@ word, before an eponym's follower (Parkinson's disease), or a given name that ji
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 
 from climedbench.deid import en_words, lexicon
 from climedbench.deid.detectors import Span
@@ -103,6 +103,11 @@ def _alone(text: str, s: int) -> bool:
     return s == 0 or not "\u4e00" <= text[s - 1] <= "\u9fa5" or text.endswith(_before_words(), 0, s)
 
 
+@lru_cache(maxsize=2)  # the note at hand only
+def _lower(text: str) -> str:
+    return text.lower()
+
+
 @cache
 def _syllables(chars: str) -> tuple[str, ...]:
     from pypinyin import Style, lazy_pinyin
@@ -118,6 +123,8 @@ def _pinyin(text: str, surname: str, given: str) -> list[Span]:
     sur = "".join(_syllables(surname))
     giv = _syllables(given)
     if not sur.isalpha() or not all(g.isalpha() for g in giv):
+        return []
+    if sur not in _lower(text):  # no search (and no pattern compiled) where the surname's pinyin is absent
         return []
     given_rx = "[ -]?".join(map(re.escape, giv))
     sur_rx = re.escape(sur)
