@@ -63,6 +63,9 @@ SPREAD_ZH = {
     "the pinyin of a Chinese name, in capitals, either order": (
         "姓名：闫书瑶   拼音：YAN SHUYAO   性别：女\n护照姓名栏为 SHUYAO YAN，已核对。",
         ["闫书瑶", "YAN SHUYAO", "SHUYAO YAN"], ["已核对"]),
+    "relatives named after their order of birth or as siblings, a paid carer": (
+        "向家属（长女濮蔓青、胞弟濮立山）交代病情。白天由钟点工卓四妹照顾，夜间安静。",
+        ["濮蔓青", "濮立山", "卓四妹"], ["交代病情", "夜间安静"]),
 }
 
 
