@@ -25,6 +25,7 @@ from climedbench.deid import (
     en_places,
     en_structure,
     id_fields,
+    names_spread,
     zh_names,
     zh_orgs,
 )
@@ -345,7 +346,7 @@ def _names(text: str, artifacts: Any, cfg: DeidConfig) -> list[Span]:
         spans += detectors.spacy_persons(doc, text) + detectors.spacy_organisations(doc, text)
         spans += en_context.en_names_more(text) + en_structure.closing_names(text) + en_structure.owner_phones(text)
         spans += en_structure.typists(text) + en_structure.told_names(text) + en_structure.column_users(text)
-    return spans
+    return spans + names_spread.spread(text, spans)  # every other mention of a person found once
 
 
 def _context(text: str, lang: str) -> list[Span]:

@@ -76,6 +76,9 @@ ZH_KIN = tuple(dict.fromkeys((
     "侄女", "外甥", "外甥女", "舅舅", "姑姑", "叔叔", "阿姨", "伯伯", "嫂子", "姐夫", "妹夫", "岳父", "岳母", "公公",
     "婆婆", "继父", "继母", "养父", "养母", "爷爷", "奶奶", "外公", "外婆", "姥姥", "姥爷", "男友", "女友", "未婚夫",
     "未婚妻", "室友", "工友", "同事", "朋友", "邻居", "同学", "保姆", "护工", "导游", "翻译员", "村医",
+    # Children by their order of birth, siblings of the same parents (长子, 幼女, 长媳, 胞兄), paid carers; not 次子 /
+    # 次女 (再次|子宫).
+    *(o + b for o in ("长", "幼") for b in ("子", "女", "媳", "婿")), "胞兄", "胞弟", "胞姐", "胞妹", "钟点工",
     # The relative of someone named before (申请人之父, 患者之子), the patient's own words (我妈, 我老公), contacts and
     # managers named in passing (联系人, 项目经理).
     "之父", "之母", "之子", "之女", "之妻", "之夫", "我妈", "我爸", "我老婆", "我老公", "我爱人", "太太", "家属",
@@ -92,7 +95,7 @@ ZH_NAME_BEFORE_COLON = (
 ZH_NAME_AFTER = (
     "医生", "医师", "大夫", "主任", "副主任", "教授", "院长", "护士长", "护士", "护师", "药师", "技师", "老师", "先生",
     "女士", "同志", "师傅", "阿姨", "大爷", "奶奶", "爷爷", "小姐", "主治", "博士", "同学", "警官", "书记", "经理", "律师",
-    "秘书", "老太", "大妈", "大娘", "大叔", "大姐",
+    "秘书", "老太", "大妈", "大娘", "大叔", "大姐", "住院医师", "住院医生", "规培医师", "进修医师",
 )
 # Characters that end a given name: what follows a name in a note, never its second given character.
 ZH_AFTER_NAME_CHARS = set(

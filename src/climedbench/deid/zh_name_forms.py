@@ -293,6 +293,51 @@ def zh_name_forms(text: str) -> list[Span]:
         if titled or (_plausible(m.group("v")) and _words().get(m.group("v"), 0) == 0):
             out.append(Span(*m.span("v"), NAME, 0.75, "zh-name-department"))
     out += _after_department(text)
+    return out + spaced_two(text)
+
+
+# Where a name stands before a two-character name padded to three (…：陆 巍, 、吴 敏, │麦 琳│, 介入科钟 毅, line start).
+_SLOT_BEFORE = re.compile(rf"(?:^|[:：、，,;；│|｜（(]|[ \t]{{2,}}|\u3000|[科室组]|(?:{_ROLE_END}))[ \t]*$")
+_STRONG_BEFORE = re.compile(rf"(?:[:：、]|{_ROLE_END})[ \t]*$")
+_TITLE_AFTER = re.compile(rf"(?:{_STAFF_TITLES}|住院医师|规培医师|进修医师)")
+_SLOT_AFTER = re.compile(rf"(?:\s|$|[:：、，,;；│|｜（()）\d]|{_STAFF_TITLES}|住院医师|汇报|指示|总结|发言|补充)")
+
+
+def spaced_two(text: str) -> list[Span]:
+    """A two-character name written with a space between surname and given name, as Chinese forms pad it to the width
+    of a three-character one (医师：陆 巍, 吴 敏护士长, │麦 琳│): a surname that is no function word, one space, a
+    character that can end a name, standing where a name stands — after a label's
+    colon, a list separator, a table's rule, a department or a role, or at a line's start — and before a boundary or a
+    title; then every other place the note writes it, spaced or not."""
+    single = lexicon.zh_surnames()[0] - lexicon.FUNCTION_SURNAMES
+    out: list[Span] = []
+    names: set[str] = set()
+    for m in re.finditer(rf"(?=[{_CJK}][ \u3000][{_CJK}])", text):
+        s = m.start()
+        if text[s] in lexicon.FUNCTION_SURNAMES or text[s + 2] in lexicon.ZH_AFTER_NAME_CHARS:
+            continue
+        line_start = text.rfind("\n", 0, s) + 1
+        titled = _TITLE_AFTER.match(text, s + 3) is not None
+        strong = titled or _STRONG_BEFORE.search(text, line_start, s) is not None
+        # A surname of Faker's lists, or a rarer one (锁, 折, 玄) where a label, a role or a title says a name stands.
+        if (text[s] not in single and _STRONG_BEFORE.search(text, line_start, s) is None) or \
+                _TITLE_AFTER.match(text, s + 2):  # 产科 副主任医师: a title, not a given name, after the space
+            continue
+        # After one space, only as the last word of its line (…0.40 何 苗).
+        line_end = s + 3 >= len(text) or text[s + 3] == "\n"
+        if text[line_start:s].strip() and not _SLOT_BEFORE.search(text, line_start, s) and not titled and \
+                not (line_end and text[s - 1] in " \t"):
+            continue
+        if s + 3 < len(text) and not _SLOT_AFTER.match(text, s + 3):
+            continue
+        # A word spaced out (左 侧) only where a label, a list or a role says a name stands (接收医生宁 波).
+        if _words().get(text[s] + text[s + 2], 0) > 0 and not strong:
+            continue
+        out.append(Span(s, s + 3, NAME, 0.75, "zh-name-spaced"))
+        names.add(text[s] + text[s + 2])
+    for name in names:  # the same name elsewhere, spaced or not (陆 巍主任 … 审签：陆巍)
+        for m in re.finditer(rf"{name[0]}[ \u3000]?{name[1]}", text):
+            out.append(Span(*m.span(), NAME, 0.7, "zh-name-spaced"))
     return out
 
 

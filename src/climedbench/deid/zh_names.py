@@ -291,6 +291,11 @@ _PERSON_CONTEXT = re.compile(r"(?:[\s，,。；;：:、（(）)/／—-]|$|" + "
                              r"发现|送|代|接|的|之|等|及|和|与|同)")
 
 
+def person_context(text: str, at: int) -> bool:
+    """What follows a name at `at` is where a person fits (a boundary, a title, a verb of speech or consent)."""
+    return _PERSON_CONTEXT.match(text, at) is not None
+
+
 _JIEBA_BEFORE = (*lexicon.ZH_NAME_BEFORE, *lexicon.ZH_NAME_AFTER, "子女", "领导", "亲属", "孩子", "儿女", "亲友")
 
 
