@@ -6,29 +6,15 @@ the notes are written for this test, not taken from any corpus."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from climedbench.deid.engine import Analyzer
+from tests.support.deid_spans import check_note
 
 
 @pytest.fixture(scope="module")
 def analyzer() -> Analyzer:
     return Analyzer(ner=False)
-
-
-def _check(analyzer: Analyzer, text: str, lang: str, phi: list[str], keep: list[str]) -> None:
-    """Every place each `phi` value stands is removed, and no `keep` value is touched."""
-    covered = {i for s in analyzer.analyze(text, lang) for i in range(s.start, s.end)}
-    for value in phi:
-        spots = [m.start() for m in re.finditer(re.escape(value), text)]
-        assert spots, value
-        for start in spots:
-            assert set(range(start, start + len(value))) <= covered, f"{value!r} at {start} not removed"
-    for value in keep:
-        start = text.index(value)
-        assert not set(range(start, start + len(value))) & covered, f"{value!r} was touched"
 
 
 SPACED = {
@@ -50,7 +36,7 @@ SPACED = {
 @pytest.mark.parametrize("name", list(SPACED))
 def test_spaced_two_character_names(analyzer: Analyzer, name: str) -> None:
     text, phi, keep = SPACED[name]
-    _check(analyzer, text, "zh", phi, keep)
+    check_note(analyzer, text, "zh", phi, keep)
 
 
 SPREAD_ZH = {
@@ -72,7 +58,7 @@ SPREAD_ZH = {
 @pytest.mark.parametrize("name", list(SPREAD_ZH))
 def test_names_spread_in_chinese_notes(analyzer: Analyzer, name: str) -> None:
     text, phi, keep = SPREAD_ZH[name]
-    _check(analyzer, text, "zh", phi, keep)
+    check_note(analyzer, text, "zh", phi, keep)
 
 
 SPREAD_EN = {
@@ -85,4 +71,4 @@ SPREAD_EN = {
 @pytest.mark.parametrize("name", list(SPREAD_EN))
 def test_names_spread_in_english_notes(analyzer: Analyzer, name: str) -> None:
     text, phi, keep = SPREAD_EN[name]
-    _check(analyzer, text, "en", phi, keep)
+    check_note(analyzer, text, "en", phi, keep)

@@ -23,7 +23,12 @@ def touched(text: str, spans: list[Span], value: str) -> bool:
 
 def check_english_note(analyzer: Any, text: str, phi: list[str], keep: list[str]) -> None:
     """Every place each `phi` value stands is removed from an English note, and no `keep` value is touched."""
-    covered = {i for s in analyzer.analyze(text, "en") for i in range(s.start, s.end)}
+    check_note(analyzer, text, "en", phi, keep)
+
+
+def check_note(analyzer: Any, text: str, lang: str, phi: list[str], keep: list[str]) -> None:
+    """Every place each `phi` value stands is removed from a note in `lang`, and no `keep` value is touched."""
+    covered = {i for s in analyzer.analyze(text, lang) for i in range(s.start, s.end)}
     for value in phi:  # every place the value stands
         spots = [m.start() for m in re.finditer(re.escape(value), text)]
         assert spots, value
