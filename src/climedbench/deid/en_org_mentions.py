@@ -19,19 +19,13 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'’]*(?:-[A-Za-z][A-Za-z'’]*)*")
 _LEAD_GENERIC = frozenset(("st", "saint", "mount", "mt", "north", "south", "east", "west", "new", "royal", "great",
                            "upper", "lower", "central", "county", "city", "state", "national", "regional", "area",
                            "memorial", "general", "valley", "university", "lake", "river", "mountain", "park"))
-_STATE_NAMES = frozenset(("alabama", "alaska", "arizona", "arkansas", "california", "colorado", "connecticut",
-                          "delaware", "florida", "georgia", "hawaii", "idaho", "illinois", "indiana", "iowa", "kansas",
-                          "kentucky", "louisiana", "maine", "maryland", "massachusetts", "michigan", "minnesota",
-                          "mississippi", "missouri", "montana", "nebraska", "nevada", "ohio", "oklahoma", "oregon",
-                          "pennsylvania", "tennessee", "texas", "utah", "vermont", "virginia", "washington",
-                          "wisconsin", "wyoming"))
 
 
 def _own(word: str) -> bool:
     """A word that names this body and no kind of body: not generic, common, clinical, a state's or a country's."""
     w = word.lower().strip("'’")
     return not (generic_org_word(w) or en_words.common_word(word) or lexicon.clinical_word(w) or
-                w in _STATE_NAMES or w in _LEAD_GENERIC or en_words.country(word))
+                w in lexicon.US_STATE_NAMES or w in _LEAD_GENERIC or en_words.country(word))
 
 
 def _forms(value: str) -> tuple[set[str], set[str]]:

@@ -73,15 +73,10 @@ def _ordinary(word: str, upper_or_lower: bool) -> bool:
     """A word that is more likely a word than a place: a function, common or clinical word, a state (which Safe
     Harbor keeps), or — in a sentence-case note — a word not written with a capital."""
     return en_words.function_word(word) or en_words.common_word(word) or lexicon.clinical_word(word) or \
-        word.lower() in _STATES or word.lower().endswith(("ish", "ese")) or \
+        word.lower() in lexicon.US_STATE_NAMES or word.lower().endswith(("ish", "ese")) or \
         (not upper_or_lower and not word[:1].isupper())
 
 
-_STATES = frozenset(("alabama", "alaska", "arizona", "arkansas", "california", "colorado", "connecticut", "delaware",
-                     "florida", "georgia", "hawaii", "idaho", "illinois", "indiana", "iowa", "kansas", "kentucky",
-                     "louisiana", "maine", "maryland", "massachusetts", "michigan", "minnesota", "mississippi",
-                     "missouri", "montana", "nebraska", "nevada", "ohio", "oklahoma", "oregon", "pennsylvania",
-                     "tennessee", "texas", "utah", "vermont", "virginia", "washington", "wisconsin", "wyoming"))
 # Where a town is said to be a home (lives in, home in, family in), a town needs no more; after a bare preposition
 # in a note written all in one case, where no capital marks it, it must look like a town's name (…ville, …town) or
 # be written in title case among upper-case words, and not stand before a clinical word (of orange urine).
@@ -175,8 +170,8 @@ def repeated_places(text: str, found: list[Span]) -> list[Span]:
     found = [s for s in found if s.detector in _REPEATABLE]
     parts = {w.lower() for s in found
              for w in re.findall(r"(?<![A-Za-z'’])[A-Za-z]{4,}(?![A-Za-z'’])", text[s.start:s.end])
-             if w.lower() not in _GENERIC and w.lower() not in _STATES and not en_words.common_word(w) and
-             not lexicon.clinical_word(w) and not generic_org_word(w)
+             if w.lower() not in _GENERIC and w.lower() not in lexicon.US_STATE_NAMES and
+             not en_words.common_word(w) and not lexicon.clinical_word(w) and not generic_org_word(w)
              and w.lower() not in lexicon.EN_NOT_NAMES}
     parts |= {text[s.start:s.end].lower() for s in found if s.detector == "en-note-hospital-acronym"}
     if not parts:
@@ -213,12 +208,11 @@ _CORPORATE_AFTER = re.compile(r"[ \t]*,?[ \t]+(?:LLC|L\.L\.C\.|Inc\.?|Ltd\.?|LLP
                               r"Pty\.?[ \t]+Ltd\.?)(?![\w])")
 _NOT_TOWN = frozenset(("llc", "inc", "ltd", "llp", "pllc", "pc", "corp", "plc", "pty", "lp", "pa", "md", "do", "np"))
 # After a found town: its state or province and postcode (Tallowby, ON K7L 3N6; Marrowdale NSW 2999).
-_REGION_AFTER = re.compile(r"[ \t]*,?[ \t]*(?:[A-Z]{2,3}|(?i:" + "|".join(sorted(_STATES)) + r"))"
+_REGION_AFTER = re.compile(r"[ \t]*,?[ \t]*(?:[A-Z]{2,3}|(?i:" + "|".join(sorted(lexicon.US_STATE_NAMES)) + r"))"
                            rf"(?:[ \t]+{_POSTCODE})?(?![\w'’-])")
 _ENDS = re.compile(r"[ \t]*(?:$|\n|[.;:)\]]|[ \t]{2})")  # Dunmerrow NH. / Dunmerrow NH (no comma): at an end
 _POST_AFTER = re.compile(rf"[ \t]*,?[ \t]+{_POSTCODE}(?![\w-])")
-_REGIONS = frozenset(lexicon.US_STATES) | frozenset(("NSW", "VIC", "QLD", "WA", "SA", "TAS", "NT", "ACT", "ON", "QC",
-                                                     "BC", "AB", "SK", "MB", "NS", "NB", "PE", "NL", "YT", "NU"))
+_REGIONS = frozenset((*lexicon.US_STATES, *lexicon.AU_STATES, *lexicon.CA_PROVINCES))
 _TITLES = frozenset(("dr", "mr", "mrs", "ms", "miss", "prof", "rev", "fr", "re", "attn", "to", "from", "cc"))
 
 
@@ -260,7 +254,7 @@ def place_tails(text: str, spans: list[Span]) -> list[Span]:
                 n.entity == NAME and n.start < s.start < n.end for n in spans):  # Ann Kaplan, MD: a name
             r = _REGION_AFTER.match(text, s.end)
             if r is not None and (r.group().strip(" \t,").split()[0].upper() in _REGIONS or
-                                  r.group().strip(" \t,").split()[0].lower() in _STATES) and \
+                                  r.group().strip(" \t,").split()[0].lower() in lexicon.US_STATE_NAMES) and \
                     ("," in r.group() or re.search(r"\d", r.group()) or _ENDS.match(text, r.end())):
                 out.append(Span(s.end, r.end(), ADDRESS, 0.7, "en-place-tail"))
         if s.entity == ADDRESS and re.search(r"(?<![A-Za-z])[A-Z]{2,3}$", text[max(0, s.start):s.end]) and \

@@ -165,8 +165,8 @@ def _name_word(word: str) -> bool:
 # ---------------------------------------------------------------- mailing blocks
 
 _STATE = "|".join(lexicon.US_STATES)
-_AU_STATE = r"NSW|VIC|QLD|WA|SA|TAS|NT|ACT"
-_CA_PROVINCE = r"AB|BC|MB|NB|NL|NS|NT|NU|ON|PE|QC|SK|YT"
+_AU_STATE = "|".join(lexicon.AU_STATES)
+_CA_PROVINCE = "|".join(lexicon.CA_PROVINCES)
 _CODE = (rf"(?:(?:{_STATE})[ \t]{{1,2}}\d{{5}}(?:-\d{{4}})?|(?:{_AU_STATE})[ \t]{{1,2}}\d{{4}}|"
          rf"(?:{_CA_PROVINCE})[ \t]{{1,2}}[A-Z]\d[A-Z][ \t]?\d[A-Z]\d)")
 _TOWN_WORDS = r"[A-Z][A-Za-z.'’-]*(?:[ \t][A-Z][A-Za-z.'’-]*){0,3}"

@@ -234,6 +234,15 @@ EN_STREET = (r"(?:Broadway|Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|D
              r"Circle|Cir|Highway|Hwy|Parkway|Pkwy|Square|Sq|Trail|Trl|Alley|Row|Crescent|Close|Pike|Turnpike|Tpke|"
              r"Parade|Pde|Tce|Mews|Grove|Gardens|Esplanade|Quay|Wharf|Rise|Loop|Plaza)\.?")
 US_STATES = ["AL", "AK", "AZ", "AR", "CA", "CO", "CT", "DE", "FL", "GA", "HI", "ID", "IL", "IN", "IA", "KS", "KY", "LA", "ME", "MD", "MA", "MI", "MN", "MS", "MO", "MT", "NE", "NV", "NH", "NJ", "NM", "NY", "NC", "ND", "OH", "OK", "OR", "PA", "RI", "SC", "SD", "TN", "TX", "UT", "VT", "VA", "WA", "WV", "WI", "WY", "DC"]
+# US states by their full names (one word), Australian states and territories, Canadian provinces and territories.
+US_STATE_NAMES = frozenset(("alabama", "alaska", "arizona", "arkansas", "california", "colorado", "connecticut",
+                            "delaware", "florida", "georgia", "hawaii", "idaho", "illinois", "indiana", "iowa", "kansas",
+                            "kentucky", "louisiana", "maine", "maryland", "massachusetts", "michigan", "minnesota",
+                            "mississippi", "missouri", "montana", "nebraska", "nevada", "ohio", "oklahoma", "oregon",
+                            "pennsylvania", "tennessee", "texas", "utah", "vermont", "virginia", "washington",
+                            "wisconsin", "wyoming"))
+AU_STATES = ("NSW", "VIC", "QLD", "WA", "SA", "TAS", "NT", "ACT")
+CA_PROVINCES = ("AB", "BC", "MB", "NB", "NL", "NS", "NT", "NU", "ON", "PE", "QC", "SK", "YT")
 
 
 @tables.stored("zh_surnames")
