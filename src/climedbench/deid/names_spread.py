@@ -61,11 +61,12 @@ def _chinese(text: str, name: str) -> list[Span]:
     sl = 2 if name[:2] in compound else 1 if name[0] in single else 0
     if not sl or len(name) - sl not in (1, 2):
         return []
-    out = [Span(s, e, NAME, 0.75, "name-spread") for s, e in occurrences(text, name)]
+    found = occurrences(text, name)
+    out = [Span(s, e, NAME, 0.75, "name-spread") for s, e in found]
     surname, given = name[:sl], name[sl:]
     # The given name alone (two characters, no word of jieba's dictionary, not a clinical term).
     if len(given) == 2 and _given_alone_ok(given):
-        inside = {i for s, e in occurrences(text, name) for i in range(s, e)}
+        inside = {i for s, e in found for i in range(s, e)}
         for s, e in occurrences(text, given):
             if s not in inside and _alone(text, s):
                 out.append(Span(s, e, NAME, 0.7, "name-spread"))

@@ -318,9 +318,10 @@ def spaced_two(text: str) -> list[Span]:
             continue
         line_start = text.rfind("\n", 0, s) + 1
         titled = _TITLE_AFTER.match(text, s + 3) is not None
-        strong = titled or _STRONG_BEFORE.search(text, line_start, s) is not None
+        labelled = _STRONG_BEFORE.search(text, line_start, s) is not None
+        strong = titled or labelled
         # A surname of Faker's lists, or a rarer one (锁, 折, 玄) where a label, a role or a title says a name stands.
-        if (text[s] not in single and _STRONG_BEFORE.search(text, line_start, s) is None) or \
+        if (text[s] not in single and not labelled) or \
                 _TITLE_AFTER.match(text, s + 2):  # 产科 副主任医师: a title, not a given name, after the space
             continue
         # After one space, only as the last word of its line (…0.40 何 苗).
