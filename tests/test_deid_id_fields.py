@@ -49,6 +49,9 @@ REMOVED = [
     ("en", "User ID      Role       Action\nmbrenner4    Clerk      Print preview\n", "mbrenner4"),
     ("zh", "时间          登录账号       操作\n08:15         chenyl7        查看病历\n", "chenyl7"),
     ("zh", "打印时间 2024-05-02  操作员 zhoujm  终端 3号", "zhoujm"),
+    # a login after any Chinese label of who did something or of a user, not only the listed operators' labels
+    ("zh", "护理记录 记录员：lihongm 核对无误", "lihongm"),
+    ("zh", "本次随访由社区用户 wxfeng 在平台提交。", "wxfeng"),
 ]
 
 

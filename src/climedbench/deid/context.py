@@ -92,8 +92,6 @@ def cued_identifiers(text: str) -> list[Span]:
         if "#" in m.group("v") and not re.search(r"[a-z]", m.group("v").split("#")[0]):
             continue  # POD#2, HD#3: a day count
         out.append(Span(m.start("v"), m.end("v"), ACCOUNT_ID, 0.8, "handle"))
-    # A login in lower case after a Chinese label of who operated or printed (操作员 wangxf, 打印者：lihm, 用户…).
-    out += [Span(*m.span("v"), ACCOUNT_ID, 0.8, "zh-login") for m in _ZH_LOGIN.finditer(text)]
     if re.search("[\u4e00-\u9fa5]", text):  # the cells of a Chinese table's columns (its names: zh_names)
         from climedbench.deid.zh_tables import table_spans
 
@@ -162,8 +160,8 @@ def _measurement(value: str) -> bool:
         digits = sum(c.isdigit() for c in " ".join(parts[1:]))
         return not (prefix.isupper() and len(prefix) <= 5 and digits >= 4)
     return False
-_ZH_LOGIN = re.compile(r"(?:[\u4e00-\u9fa5](?:员|者)|用户|账号|登录名)[ \t]*[:：]?[ \t]*(?P<v>[a-z][a-z0-9_.]{3,19})"
-                       r"(?![A-Za-z0-9_.@])")
+
+
 # Without a cue, a handle needs a digit (jdoe_84, misty.lynn.1990): notes_zh or a_b alone are names of things.
 _HANDLE = re.compile(r"(?<![A-Za-z0-9_@./-])(?P<v>[A-Za-z][A-Za-z0-9]*(?:[_#][A-Za-z0-9_#.]*\d[A-Za-z0-9_]*|"
                      r"(?:\.[A-Za-z0-9]+)+\d{2,4}))(?![\w@])")

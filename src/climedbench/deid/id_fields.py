@@ -360,16 +360,22 @@ def column_ids(text: str) -> list[Span]:
     return out
 
 
-# A login after an operator's or a user's label (操作员 zhoujm, 打印者：abcd, Printed by: jdoe2).
+# A login after an operator's or a user's label (操作员 zhoujm, 打印者：abcd, Printed by: jdoe2), checked against the
+# English word list; and a login of four characters or more after any Chinese label of who did something (…员, …者) or
+# of a user (操作员 wangxf, 打印者：lihm, 用户…), taken as it stands.
 _OPERATOR = re.compile(r"(?:操作员|操作員|操作者|打印者|打印人|录入者|录入人|錄入者|审核人|審核人|登录名|登錄名|工号|"
                        r"(?i:operator|printed\s+by|entered\s+by|user))[ \t]*[:：]?[ \t]*(?P<v>[a-z][a-z0-9_.]{2,19})"
+                       r"(?![A-Za-z0-9_.@])")
+_ZH_LOGIN = re.compile(r"(?:[\u4e00-\u9fa5](?:员|者)|用户|账号|登录名)[ \t]*[:：]?[ \t]*(?P<v>[a-z][a-z0-9_.]{3,19})"
                        r"(?![A-Za-z0-9_.@])")
 
 
 def operator_logins(text: str) -> list[Span]:
-    """Lower-case logins after an operator's label (not a word of the language: a login has no vowel pattern we can
-    trust, so common words are left to the English word list)."""
+    """Lower-case logins after an operator's or a user's label (see `_OPERATOR` and `_ZH_LOGIN`): after the listed
+    labels not a word of the language (a login has no vowel pattern we can trust, so common words are left to the
+    English word list)."""
     from climedbench.deid import en_words
 
-    return [Span(*m.span("v"), ACCOUNT_ID, 0.75, "operator-login") for m in _OPERATOR.finditer(text)
-            if not en_words.common_word(m.group("v")) and m.group("v") not in ("the", "and", "was", "has")]
+    out = [Span(*m.span("v"), ACCOUNT_ID, 0.75, "operator-login") for m in _OPERATOR.finditer(text)
+           if not en_words.common_word(m.group("v")) and m.group("v") not in ("the", "and", "was", "has")]
+    return out + [Span(*m.span("v"), ACCOUNT_ID, 0.8, "zh-login") for m in _ZH_LOGIN.finditer(text)]
