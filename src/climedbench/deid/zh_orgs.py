@@ -227,12 +227,19 @@ def _past_verbs(text: str, start: int, end: int) -> int:
     return start
 
 
+@cache
+def _generic_words() -> tuple[str, ...]:
+    """lexicon.ORG_GENERIC_ZH and `_ZH_ORG_KIND_WORDS` of two characters or more, longest first."""
+    return tuple(sorted((w for w in (*lexicon.ORG_GENERIC_ZH, *_ZH_ORG_KIND_WORDS) if len(w) >= 2), key=len,
+                        reverse=True))
+
+
 def _generic_only(name: str) -> bool:
     """A name made of generic words only (当地乡镇, 上级三甲, 辖区, 养老机构和社区), which names no organisation."""
-    words = sorted((*lexicon.ORG_GENERIC_ZH, *_ZH_ORG_KIND_WORDS), key=len, reverse=True)
+    words = _generic_words()
     rest = name
     while rest:
-        w = next((w for w in words if len(w) >= 2 and rest.startswith(w)), None)
+        w = next((w for w in words if rest.startswith(w)), None)
         if w is None:
             return False
         rest = rest[len(w):]
