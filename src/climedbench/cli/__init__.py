@@ -75,7 +75,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(name)
 
 
-_MAIN_PID = os.getpid()
+_MAIN_PID = os.getpid()  # the command's own process (forked workers have other ids)
 
 
 def _terminate_like_ctrl_c(signum: int, frame: Any) -> None:
@@ -94,7 +94,7 @@ def _terminate_like_ctrl_c(signum: int, frame: Any) -> None:
 
 def main() -> None:
     """Entry point: user errors become one clear line and a non-zero exit; --debug shows tracebacks."""
-    global DEBUG, _MAIN_PID
+    global DEBUG
     from rich.markup import escape
 
     from climedbench.secrets import install_log_redaction, redact
@@ -105,7 +105,6 @@ def main() -> None:
     logging.basicConfig(level=logging.DEBUG if DEBUG else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     install_log_redaction()
-    _MAIN_PID = os.getpid()
     if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
         signal.signal(signal.SIGTERM, _terminate_like_ctrl_c)
     try:
